@@ -1,0 +1,28 @@
+#pragma once
+// Each area registers its subcommands on the top-level app; the callbacks do the work and
+// throw UsageError / RunError, which run_main() turns into one line and an exit code.
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+
+namespace p0sim::cli {
+
+void add_theory_commands(CLI::App& app);  // theory cone, theory circuit
+void add_sim_commands(CLI::App& app);     // train, eval
+
+// Compiler, flags and Eigen SIMD instruction sets in use.
+std::string version_text();
+
+// Adds `--config FILE` (TOML, keys = option names without dashes) to a subcommand and makes
+// `run` its callback. Before `run`, values from the file fill every option not given on the
+// command line; unknown keys, sections and malformed TOML are bad input (exit 2).
+// CLI11 2.1 reads config files only on the top-level app, so subcommands apply their own here.
+// Options that may come from the file must not be ->required(): check them in `run`.
+void add_config_option(CLI::App& sub, std::function<void()> run);
+
+// The resolved configuration of a parsed subcommand, as TOML that `--config` accepts back.
+std::string resolved_config(const CLI::App& sub);
+
+int run_main(int argc, char** argv);
+
+}  // namespace p0sim::cli

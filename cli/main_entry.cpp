@@ -1,0 +1,136 @@
+#include <Eigen/Core>
+#include <boost/math/policies/error_handling.hpp>
+#include <cstdlib>
+#include <iostream>
+#include <stdexcept>
+
+#include "cli/commands.hpp"
+#include "common/errors.hpp"
+
+namespace p0sim::cli {
+
+std::string version_text() {
+  std::string text = "p0sim " P0SIM_VERSION "\n";
+  text += "compiler: g++ " __VERSION__ "\n";
+  text += "build: " P0SIM_BUILD_TYPE "\n";
+  text += "flags: " P0SIM_CXX_FLAGS "\n";
+  text += std::string("eigen: ") + std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) +
+          "." + std::to_string(EIGEN_MINOR_VERSION) + ", SIMD: " + Eigen::SimdInstructionSetsInUse();
+#ifdef P0SIM_WITH_MPI
+  text += "\nmpi: enabled";
+#endif
+  return text;
+}
+
+namespace {
+
+bool is_bare_toml_value(const std::string& v) {
+  if (v == "true" || v == "false") return true;
+  if (v.empty()) return false;
+  char* end = nullptr;
+  std::strtod(v.c_str(), &end);
+  return end == v.c_str() + v.size();
+}
+
+std::string toml_quote(const std::string& v) {
+  std::string out = "\"";
+  for (char c : v) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+void apply_config_file(CLI::App& sub, const std::string& path) {
+  std::vector<CLI::ConfigItem> items;
+  try {
+    items = CLI::ConfigTOML().from_file(path);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError("--config", "cannot read '" + path + "': " + e.what());
+  }
+  for (const auto& item : items) {
+    if (item.name == "++" || item.name == "--") continue;  // section markers
+    if (!item.parents.empty())
+      throw UsageError("--config", "'" + path + "': sections are not accepted (key '" + item.fullname() + "')");
+    if (item.name == "config") throw UsageError("--config", "'" + path + "': a config file cannot name another config");
+    CLI::Option* opt = sub.get_option_no_throw("--" + item.name);
+    if (opt == nullptr || item.name == "help")
+      throw UsageError("--config", "'" + path + "': unknown key '" + item.name + "' for '" + sub.get_name() + "'");
+    if (opt->count() > 0) continue;  // the command line wins
+    std::vector<std::string> inputs = item.inputs;
+    if (inputs.size() > 1 && opt->get_items_expected_max() == 1) {
+      std::string joined;  // a TOML array for a list option: d = [4, 8] means --d 4,8
+      for (const auto& v : inputs) joined += (joined.empty() ? "" : ",") + v;
+      inputs = {joined};
+    }
+    try {
+      for (const auto& v : inputs) opt->add_result(v);
+      opt->run_callback();
+    } catch (const CLI::ParseError& e) {
+      throw UsageError("--config", "'" + path + "': key '" + item.name + "': " + e.what());
+    }
+  }
+}
+
+}  // namespace
+
+void add_config_option(CLI::App& sub, std::function<void()> run) {
+  auto* config = sub.add_option("--config", "Read options from a TOML file (keys are option names without dashes)")
+                     ->check(CLI::ExistingFile);
+  sub.callback([&sub, config, run = std::move(run)] {
+    if (config->count() > 0) apply_config_file(sub, config->as<std::string>());
+    run();
+  });
+}
+
+std::string resolved_config(const CLI::App& sub) {
+  std::string out = "# resolved configuration of 'p0sim " +
+                    (sub.get_parent() && sub.get_parent()->get_parent() ? sub.get_parent()->get_name() + " " : "") +
+                    sub.get_name() + "'; pass back with --config\n";
+  for (const CLI::Option* opt : sub.get_options()) {
+    const std::string& name = opt->get_single_name();
+    if (name.empty() || name == "help" || name == "config" || opt->get_lnames().empty()) continue;
+    std::string value;
+    if (opt->count() > 0) {
+      for (const auto& v : opt->results()) value += (value.empty() ? "" : ",") + v;
+    } else {
+      value = opt->get_default_str();
+      if (value.empty() && opt->get_expected_max() == 0) value = "false";  // a flag not given
+      if (value.empty()) continue;
+    }
+    out += name + " = " + (is_bare_toml_value(value) ? value : toml_quote(value)) + "\n";
+  }
+  return out;
+}
+
+int run_main(int argc, char** argv) {
+  CLI::App app{"p0sim: why transformers pour their attention onto the first token"};
+  app.require_subcommand(1);
+  app.option_defaults()->always_capture_default();
+  app.set_version_flag("--version", version_text(), "Print version, compiler, flags and Eigen SIMD sets");
+  add_theory_commands(app);
+  add_sim_commands(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "p0sim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const UsageError& e) {
+    std::cerr << "p0sim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::domain_error& e) {
+    std::cerr << "p0sim: error: outside the model's domain: " << e.what() << "\n";
+    return 2;
+  } catch (const RunError& e) {
+    std::cerr << "p0sim: run failed: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "p0sim: run failed: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace p0sim::cli

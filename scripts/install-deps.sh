@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package p0sim needs (build, tests, benchmarks, plots, MPI, peers).
+# Idempotent; run as root. Nothing is downloaded except Debian packages.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+pkgs=(
+  build-essential cmake g++ pkg-config
+  libeigen3-dev libboost-math-dev libcli11-dev catch2 libbenchmark-dev
+  nlohmann-json3-dev librandom123-dev
+  libopenmpi-dev openmpi-bin gnuplot-nox
+  python3 python3-numpy
+)
+# Optional peers for bench/peers (PyTorch with OpenBLAS). Opt-in: large download.
+if [ "${P0SIM_PEERS:-0}" = 1 ]; then
+  pkgs+=(python3-torch libopenblas0-pthread)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,1 @@
+// placeholder: removed when sim sources land

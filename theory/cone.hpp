@@ -1,0 +1,64 @@
+#pragma once
+// The cone model of value vectors under uniform attention (DESIGN.md section 1, issue 2).
+// Under a causal mask the attention output at position t is o_t = (1/(t+1)) sum_{j<=t} v_j;
+// under a bidirectional mask every position gets (1/T) sum_{j<T} v_j.
+// With H heads, d splits into H blocks of d/H, each head with its own unit axis u_h and its own
+// independent value vectors drawn from the same model in dimension d/H; the outputs are
+// concatenated, so ||o_t||^2 is the sum of the heads' squared norms. With H > 1, `cos_axis_mean`
+// is the cosine to the unit axis (u_1, ..., u_H)/sqrt(H) of the concatenated space.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace p0sim::theory {
+
+enum class ValueModel { axis, cap, gauss };
+enum class AttnMask { causal, bidirectional };
+
+std::string to_string(ValueModel m);
+std::string to_string(AttnMask m);
+
+// One point of the cone model. Fields a model does not use are ignored (set to NaN in output).
+struct ConePoint {
+  ValueModel model = ValueModel::gauss;
+  AttnMask mask = AttnMask::causal;
+  int d = 64;           // total dimension (all heads), d >= 2, d % heads == 0, d/heads >= 2
+  int T = 16;           // sequence length, T >= 1
+  double theta = 1.0;   // cap: half-angle of the cap, (0, pi]
+  double mu = 1.0;      // axis: component along u
+  double sigma = 1.0;   // axis: norm of the complement part; gauss: per-coordinate std dev (> 0)
+  double m = 1.0;       // gauss: mean along u
+  int heads = 1;
+};
+
+// The quantities reported per (point, t). See issue 2 for definitions.
+enum class Quantity {
+  norm_sq_mean,     // E ||o_t||^2
+  norm_sq_var,      // Var ||o_t||^2
+  norm_mean,        // E ||o_t||
+  cos_axis_mean,    // E cos(o_t, u)
+  p0_gap,           // E||o_0|| - E||o_t||
+  p0_beats_t_prob,  // P(||o_0|| > ||o_t||)
+  p0_largest_prob,  // P(position 0 has the strictly largest norm among 0..T-1) (Monte Carlo only)
+  p0_largest_union_bound,  // 1 - sum_{t=1}^{T-1} P(||o_t|| >= ||o_0||), clamped to [0,1] (closed form only where p0_beats_t_prob has one)
+};
+inline constexpr Quantity kAllQuantities[] = {
+    Quantity::norm_sq_mean, Quantity::norm_sq_var,     Quantity::norm_mean,       Quantity::cos_axis_mean,
+    Quantity::p0_gap,       Quantity::p0_beats_t_prob, Quantity::p0_largest_prob, Quantity::p0_largest_union_bound};
+std::string to_string(Quantity q);
+
+// Throws p0sim::UsageError naming the option ("--d", "--theta", "--sigma", "--heads", ...) when
+// the point is outside the model's domain.
+void validate(const ConePoint& p);
+
+// Closed form of quantity q at position t (0 <= t < T), or nullopt where none exists.
+// Exact up to double rounding (series/quadrature converged to ~1e-12 relative).
+std::optional<double> closed_form(const ConePoint& p, int t, Quantity q);
+
+// --- the cap model's cosine x = <v,u>, density prop. to (1-x^2)^((d-3)/2) on [cos theta, 1] ---
+// Finite and accurate on the whole grid 2 <= d <= 4096, 0 < theta <= pi (no underflow to 0/0).
+double cap_cos_moment(int d, double theta, int k);   // E x^k, k = 1..4
+double cap_cos_cdf(int d, double theta, double x);   // P(<v,u> <= x)
+double cap_cos_quantile(int d, double theta, double p);  // inverse CDF, p in (0,1): the exact sampler
+
+}  // namespace p0sim::theory
