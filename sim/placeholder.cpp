@@ -1,1 +1,1 @@
-// placeholder: removed when sim sources land
+// placeholder so the sim library has a source until model/data land
