@@ -1,0 +1,137 @@
+#pragma once
+// The tiny transformer of DESIGN.md section 3, read top to bottom like nanoGPT's model.py:
+//   x = tok_emb[token] (+ pos_emb);  for each block: x = x + attn(norm1(x)); x = x + mlp(norm2(x));
+//   logits = norm_f(x) lm_head^T;  loss = mean next-token cross-entropy.
+// Parameters, gradients and activations each live in one flat buffer with named views.
+// Legend: B batch, P positions the model sees (T, or T+1 with BOS), C d_model, H heads, D = C/H,
+// F d_ff, V vocab (V+1 embedding rows with BOS), L layers.
+#include <Eigen/Core>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace p0sim::sim {
+
+enum class Mask { causal, bidirectional, prefix_bidirectional };
+enum class Attn { softmax, softmax1, sigmoid };
+enum class PosEnc { none, rope, absolute };
+enum class Norm { rms, layer };
+enum class Act { gelu, relu };
+
+std::string to_string(Mask);
+std::string to_string(Attn);
+std::string to_string(PosEnc);
+std::string to_string(Norm);
+std::string to_string(Act);
+
+struct ModelConfig {
+  int vocab = 64;    // V
+  int d_model = 64;  // C
+  int heads = 4;     // H, C % H == 0
+  int layers = 2;    // L >= 1
+  int d_ff = 256;    // F (the CLI default is 4C)
+  int seq_len = 32;  // T >= 2: tokens per input row (rows hold T+1 tokens: inputs and targets)
+  Mask mask = Mask::causal;
+  Attn attn = Attn::softmax;
+  PosEnc pos = PosEnc::none;
+  bool bos = false;  // prepend token id V to every input row
+  Norm norm = Norm::rms;
+  Act act = Act::gelu;
+
+  int positions() const { return seq_len + (bos ? 1 : 0); }  // P
+  int embed_rows() const { return vocab + (bos ? 1 : 0); }
+  int head_dim() const { return d_model / heads; }            // D
+};
+
+// Throws p0sim::UsageError naming the option (--d-model, --heads, --seq-len, --vocab, --pos, ...).
+void validate(const ModelConfig& c);
+
+// One named tensor inside the flat parameter buffer (names and shapes exactly as DESIGN.md).
+struct TensorInfo {
+  std::string name;                  // e.g. "blocks.0.attn.wq"
+  std::vector<Eigen::Index> shape;   // row-major, e.g. {C, C}
+  Eigen::Index offset = 0;           // into the flat buffer
+  Eigen::Index size = 0;
+  bool decay = false;                // AdamW weight decay applies (matrices only)
+};
+std::vector<TensorInfo> parameter_layout(const ModelConfig& c);
+
+template <typename Scalar>
+class Model {
+ public:
+  using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+
+  // Sizes every buffer for up to max_batch rows; nothing allocates after construction.
+  Model(const ModelConfig& config, int max_batch);
+
+  const ModelConfig& config() const;
+  const std::vector<TensorInfo>& layout() const;
+  int max_batch() const;
+
+  Eigen::Map<Vector> params();
+  Eigen::Map<const Vector> params() const;
+  Eigen::Map<Vector> grads();
+  Eigen::Map<const Vector> grads() const;
+  const TensorInfo& tensor(const std::string& name) const;  // throws std::out_of_range
+
+  // DESIGN.md init: every matrix N(0, 0.02^2), wo and w2 N(0, (0.02/sqrt(2L))^2), gains 1, biases 0.
+  void init(std::uint64_t seed);
+
+  // rows: (batch, T+1) int32 token ids, row-major. Inputs are the first T tokens (BOS prepended
+  // when config.bos), targets the next ones (with BOS, position 0 predicts rows[:,0]); so there
+  // are batch*P predictions. Returns the mean cross-entropy and keeps the activations.
+  Scalar forward(const std::int32_t* rows, int batch);
+  void zero_grad();
+  // Accumulates d(mean loss)/d(params) into grads() for the preceding forward().
+  void backward();
+
+  // Activations of the last forward (batch = last_batch()):
+  int last_batch() const;
+  const Scalar* logits() const;            // (B,P,V)
+  const Scalar* hidden(int l) const;       // l in 0..L: residual stream before block 0 / after block l-1, (B,P,C)
+  const Scalar* hidden_mid(int l) const;   // l in 0..L-1: after block l's attention sublayer, (B,P,C)
+  const Scalar* attention(int l) const;    // l in 0..L-1: (B,H,P,P), row = query, column = key, 0 where masked
+  // prefix-bidirectional: position t's values (hidden, attention row, logits) are those of the
+  // pass over the prefix 0..t, the pass that predicts token t+1.
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+extern template class Model<float>;
+extern template class Model<double>;
+
+// AdamW exactly as PyTorch's torch.optim.AdamW: bias-corrected moments, decoupled weight decay
+// (p -= lr*wd*p before the Adam update) on tensors with decay == true only.
+struct AdamWConfig {
+  double beta1 = 0.9;
+  double beta2 = 0.95;
+  double eps = 1e-8;
+  double weight_decay = 0.1;
+};
+
+template <typename Scalar>
+class AdamW {
+ public:
+  using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+  AdamW(const std::vector<TensorInfo>& layout, const AdamWConfig& config);
+  // One update with learning rate lr (schedules live in the training loop). Allocation-free.
+  void step(Eigen::Ref<Vector> params, Eigen::Ref<const Vector> grads, double lr);
+  std::int64_t steps() const;
+  Eigen::Map<Vector> first_moment();
+  Eigen::Map<Vector> second_moment();
+  void set_steps(std::int64_t steps);  // for checkpoints
+
+ private:
+  AdamWConfig config_;
+  Vector decay_mask_;  // 1 where decay applies
+  Vector m_, v_;
+  std::int64_t steps_ = 0;
+};
+
+extern template class AdamW<float>;
+extern template class AdamW<double>;
+
+}  // namespace p0sim::sim
