@@ -1,0 +1,113 @@
+#include "sim/probes.hpp"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace p0sim::sim {
+namespace {
+
+double median(std::vector<double> values) {
+  const std::size_t n = values.size();
+  std::nth_element(values.begin(), values.begin() + static_cast<long>(n / 2), values.end());
+  double upper = values[n / 2];
+  if (n % 2 == 1) return upper;
+  double lower = *std::max_element(values.begin(), values.begin() + static_cast<long>(n / 2));
+  return 0.5 * (lower + upper);
+}
+
+}  // namespace
+
+template <typename Scalar>
+StateMetrics state_metrics(const Scalar* hidden, int N, int P, int C) {
+  using Matrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+  // (N,P,C) row-major == column-major C x (N*P): column n*P + t is h_{n,t}.
+  Eigen::Map<const Matrix> h(hidden, C, static_cast<Eigen::Index>(N) * P);
+  std::vector<double> mean_norm(static_cast<std::size_t>(P), 0.0);
+  Eigen::VectorXd unit_sum = Eigen::VectorXd::Zero(C);
+  double max_abs_p0 = 0;
+  for (int n = 0; n < N; ++n) {
+    for (int t = 0; t < P; ++t) {
+      const auto col = h.col(static_cast<Eigen::Index>(n) * P + t).template cast<double>();
+      const double norm = col.norm();
+      mean_norm[static_cast<std::size_t>(t)] += norm / N;
+      if (t == 0) {
+        if (norm > 0) unit_sum += col / norm;
+        max_abs_p0 = std::max(max_abs_p0, col.cwiseAbs().maxCoeff());
+      }
+    }
+  }
+  StateMetrics m;
+  m.p0_norm = mean_norm[0];
+  m.rest_norm = median(std::vector<double>(mean_norm.begin() + 1, mean_norm.end()));
+  m.p0_norm_ratio = m.p0_norm / m.rest_norm;
+  m.p1_norm_ratio = mean_norm[1] / m.rest_norm;
+  // Mean pairwise cosine of n unit vectors: (||sum u_i||^2 - n) / (n(n-1)).
+  m.p0_cos = (unit_sum.squaredNorm() - N) / (static_cast<double>(N) * (N - 1));
+  std::vector<double> magnitudes(static_cast<std::size_t>(h.size()));
+  for (Eigen::Index i = 0; i < h.size(); ++i) magnitudes[static_cast<std::size_t>(i)] = std::fabs(double(h.data()[i]));
+  m.massive_ratio = max_abs_p0 / median(std::move(magnitudes));
+  return m;
+}
+
+template <typename Scalar>
+std::vector<HeadAttention> head_attention(const Scalar* attn, int N, int H, int P, bool normalise_rows,
+                                          const std::vector<char>* active) {
+  std::vector<HeadAttention> heads(static_cast<std::size_t>(H));
+  for (int hd = 0; hd < H; ++hd) {
+    double to0 = 0, to1 = 0, active0 = 0;
+    long active_count = 0;
+    for (int n = 0; n < N; ++n) {
+      const Scalar* a = attn + (static_cast<long>(n) * H + hd) * P * P;
+      double seq_to0 = 0, seq_to1 = 0;
+      for (int t = 0; t < P; ++t) {
+        const Scalar* row = a + static_cast<long>(t) * P;
+        double scale = 1.0;
+        if (normalise_rows) {
+          double total = 0;
+          for (int k = 0; k < P; ++k) total += std::fabs(double(row[k]));
+          scale = total > 0 ? 1.0 / total : 0.0;
+        }
+        auto weight = [&](int key) {
+          return normalise_rows ? std::fabs(double(row[key])) * scale : double(row[key]);
+        };
+        const double a0 = weight(0);
+        seq_to0 += a0;
+        if (t >= 1) seq_to1 += weight(1);
+        if (active != nullptr && (*active)[static_cast<std::size_t>(n) * P + t]) {
+          active0 += a0;
+          ++active_count;
+        }
+      }
+      to0 += seq_to0 / P;
+      if (P > 1) to1 += seq_to1 / (P - 1);
+    }
+    heads[static_cast<std::size_t>(hd)].attn_to_0 = to0 / N;
+    heads[static_cast<std::size_t>(hd)].attn_to_1 = P > 1 ? to1 / N : std::numeric_limits<double>::quiet_NaN();
+    heads[static_cast<std::size_t>(hd)].attn_to_0_active =
+        active_count > 0 ? active0 / active_count : std::numeric_limits<double>::quiet_NaN();
+  }
+  return heads;
+}
+
+SinkMetrics sink_metrics(const std::vector<HeadAttention>& heads, double eps) {
+  SinkMetrics s;
+  for (const auto& h : heads) {
+    if (h.attn_to_0 > eps) s.sink_rate += 1;
+    s.attn_to_0 += h.attn_to_0;
+    s.attn_to_1 += h.attn_to_1;
+  }
+  const double count = static_cast<double>(heads.size());
+  s.sink_rate /= count;
+  s.attn_to_0 /= count;
+  s.attn_to_1 /= count;
+  return s;
+}
+
+template StateMetrics state_metrics<float>(const float*, int, int, int);
+template StateMetrics state_metrics<double>(const double*, int, int, int);
+template std::vector<HeadAttention> head_attention<float>(const float*, int, int, int, bool, const std::vector<char>*);
+template std::vector<HeadAttention> head_attention<double>(const double*, int, int, int, bool, const std::vector<char>*);
+
+}  // namespace p0sim::sim
