@@ -1,1 +1,0 @@
-// placeholder so the sim library has a source until model/data land
