@@ -60,5 +60,8 @@ std::optional<double> closed_form(const ConePoint& p, int t, Quantity q);
 double cap_cos_moment(int d, double theta, int k);   // E x^k, k = 1..4
 double cap_cos_cdf(int d, double theta, double x);   // P(<v,u> <= x)
 double cap_cos_quantile(int d, double theta, double p);  // inverse CDF, p in (0,1): the exact sampler
+// 1 - x^2 at the same quantile, computed directly: use it for the complement radius sqrt(1-x^2),
+// which 1 - x*x cannot resolve for tiny theta (the cap then spans only a few doubles below 1).
+double cap_sin2_quantile(int d, double theta, double p);
 
 }  // namespace p0sim::theory
