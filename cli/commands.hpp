@@ -9,6 +9,7 @@ namespace p0sim::cli {
 
 void add_theory_commands(CLI::App& app);  // theory cone, theory circuit
 void add_sim_commands(CLI::App& app);     // train, eval
+void add_theory_circuit_command(CLI::App& theory);  // theory circuit (called by add_theory_commands)
 
 // Compiler, flags and Eigen SIMD instruction sets in use.
 std::string version_text();
