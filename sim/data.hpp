@@ -39,12 +39,22 @@ class DataGenerator {
   // Expected per-token cross-entropy of the Bayes-optimal next-token predictor, in nats
   // (where it has a closed form; NaN otherwise).
   double entropy_floor() const;
+  // The same over the T+1 predictions of a model with BOS, whose first prediction (of the token at
+  // position 0, from BOS alone) costs the entropy of the marginal.
+  double entropy_floor(bool bos) const;
+  // The trigger tokens of backcopy (ascending), empty for other tasks.
+  std::vector<int> trigger_tokens() const;
 
  private:
   DataConfig config_;
   std::vector<double> transition_;   // (V,V) row-major, markov/backcopy
   std::vector<double> stationary_;   // (V)
   std::vector<char> is_trigger_;     // (V) backcopy
+  std::vector<double> row_cdf_;      // (V,V) cumulative rows of transition_, for sampling
+  std::vector<double> start_cdf_;    // cumulative law of the first token (markov: V entries;
+                                     // backcopy: V*V entries over the pair (x_{-1}, x_0))
+  double floor_ = 0.0;               // entropy floor of the T predictions, nats per token
+  double first_extra_ = 0.0;         // backcopy: extra entropy of predicting x_1 from x_0 alone
 };
 
 }  // namespace p0sim::sim

@@ -1,0 +1,274 @@
+#include "sim/train.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <numbers>
+#include <sstream>
+
+#include "common/errors.hpp"
+#include "common/files.hpp"
+#include "common/format.hpp"
+#include "sim/npy.hpp"
+
+namespace p0sim::sim {
+namespace fs = std::filesystem;
+
+std::string to_string(Schedule s) { return s == Schedule::cosine ? "cosine" : "constant"; }
+
+void validate(const TrainConfig& c) {
+  validate(c.model);
+  if (c.data.vocab != c.model.vocab) throw UsageError("--vocab", "data and model vocab differ");
+  if (c.data.seq_len != c.model.seq_len) throw UsageError("--seq-len", "data and model sequence lengths differ");
+  if (c.batch < 1) throw UsageError("--batch", "must be at least 1, got " + std::to_string(c.batch));
+  if (c.steps < 0) throw UsageError("--steps", "must be at least 0, got " + std::to_string(c.steps));
+  if (!(std::isfinite(c.lr) && c.lr > 0.0)) throw UsageError("--lr", "must be a finite number > 0, got " + fmt17(c.lr));
+  if (c.warmup < 0) throw UsageError("--warmup", "must be at least 0, got " + std::to_string(c.warmup));
+  if (!(std::isfinite(c.adamw.weight_decay) && c.adamw.weight_decay >= 0.0))
+    throw UsageError("--weight-decay", "must be a finite number >= 0, got " + fmt17(c.adamw.weight_decay));
+  if (!(c.adamw.beta1 >= 0.0 && c.adamw.beta1 < 1.0)) throw UsageError("--beta1", "must be in [0, 1), got " + fmt17(c.adamw.beta1));
+  if (!(c.adamw.beta2 >= 0.0 && c.adamw.beta2 < 1.0)) throw UsageError("--beta2", "must be in [0, 1), got " + fmt17(c.adamw.beta2));
+  if (!(std::isfinite(c.clip) && c.clip >= 0.0)) throw UsageError("--clip", "must be a finite number >= 0 (0 = off), got " + fmt17(c.clip));
+  if (c.threads < 1) throw UsageError("--threads", "must be at least 1");
+  if (c.log_every < 1) throw UsageError("--log-every", "must be at least 1");
+  DataGenerator check(c.data);  // the data options' own checks
+}
+
+double learning_rate(const TrainConfig& c, int step) {
+  if (step < c.warmup) return c.lr * static_cast<double>(step + 1) / static_cast<double>(c.warmup);
+  if (c.schedule == Schedule::constant || c.steps <= c.warmup) return c.lr;
+  const double progress = static_cast<double>(step - c.warmup) / static_cast<double>(c.steps - c.warmup);
+  return c.lr * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
+}
+
+TrainResult train(Model<float>& model, const TrainConfig& c, const std::function<void(const StepLog&)>& on_step) {
+  validate(c);
+  if (model.max_batch() < c.batch) throw UsageError("--batch", "larger than the model was built for");
+  DataConfig data = c.data;
+  data.seed = c.seed;  // one seed drives init, task structure and batches
+  const DataGenerator gen(data);
+  const int B = c.batch, T = c.model.seq_len;
+  std::vector<std::int32_t> rows(static_cast<std::size_t>(B) * gen.row_length());  // (B,T+1)
+
+  model.init(c.seed);
+  AdamW<float> opt(model.layout(), c.adamw);
+  TrainResult result;
+  result.entropy_floor = gen.entropy_floor(c.model.bos);
+  result.log.reserve(static_cast<std::size_t>(c.steps));
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  const double tokens_per_step = static_cast<double>(B) * T;
+
+  for (int s = 0; s < c.steps; ++s) {
+    const auto t0 = clock::now();
+    gen.fill(0, static_cast<std::uint64_t>(s), B, rows.data());
+    const double loss = model.forward(rows.data(), B);
+    model.zero_grad();
+    model.backward();
+    auto g = model.grads();
+    // Float accumulation vectorises (a double cast cost ~5% of a small step); its rounding is
+    // far below what clipping cares about. Only if it overflows is the double sum needed.
+    double grad_norm = std::sqrt(static_cast<double>(g.squaredNorm()));
+    if (!std::isfinite(grad_norm)) grad_norm = std::sqrt(g.template cast<double>().squaredNorm());
+    if (!std::isfinite(loss) || !std::isfinite(grad_norm))
+      throw RunError("training diverged at step " + std::to_string(s + 1) + ": loss " + fmt17(loss) + ", gradient norm " +
+                     fmt17(grad_norm) + " (try a lower --lr or --clip)");
+    if (c.clip > 0.0 && grad_norm > c.clip) g *= static_cast<float>(c.clip / grad_norm);
+    const double lr = learning_rate(c, s);
+    opt.step(model.params(), model.grads(), lr);
+    const double dt = std::chrono::duration<double>(clock::now() - t0).count();
+    StepLog entry{s + 1, loss, lr, grad_norm, dt > 0.0 ? tokens_per_step / dt : 0.0};
+    result.log.push_back(entry);
+    if (on_step) on_step(entry);
+  }
+  result.wall_seconds = std::chrono::duration<double>(clock::now() - start).count();
+  result.final_loss = result.log.empty() ? std::nan("") : result.log.back().loss;
+  result.tokens_per_s = result.wall_seconds > 0.0 ? tokens_per_step * c.steps / result.wall_seconds : 0.0;
+  return result;
+}
+
+nlohmann::json to_json(const ModelConfig& c) {
+  return {{"vocab", c.vocab}, {"d_model", c.d_model}, {"heads", c.heads}, {"layers", c.layers},
+          {"d_ff", c.d_ff},   {"seq_len", c.seq_len}, {"mask", to_string(c.mask)}, {"attn", to_string(c.attn)},
+          {"pos", to_string(c.pos)}, {"bos", c.bos}, {"norm", to_string(c.norm)}, {"act", to_string(c.act)}};
+}
+
+nlohmann::json to_json(const TrainConfig& c) {
+  nlohmann::json j = to_json(c.model);
+  j["task"] = to_string(c.data.task);
+  j["markov_alpha"] = c.data.markov_alpha;
+  j["triggers"] = c.data.triggers;
+  j["batch"] = c.batch;
+  j["steps"] = c.steps;
+  j["lr"] = c.lr;
+  j["warmup"] = c.warmup;
+  j["schedule"] = to_string(c.schedule);
+  j["weight_decay"] = c.adamw.weight_decay;
+  j["beta1"] = c.adamw.beta1;
+  j["beta2"] = c.adamw.beta2;
+  j["eps"] = c.adamw.eps;
+  j["clip"] = c.clip;
+  j["seed"] = c.seed;
+  j["threads"] = c.threads;
+  return j;
+}
+
+namespace {
+
+template <typename E>
+E enum_from(const nlohmann::json& j, const char* key, std::initializer_list<E> values, const std::string& option) {
+  const std::string s = j.at(key).get<std::string>();
+  for (E e : values)
+    if (to_string(e) == s) return e;
+  throw UsageError(option, std::string("config.json: unknown ") + key + " '" + s + "'");
+}
+
+std::string shape_str(const std::vector<std::int64_t>& shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + ")";
+}
+
+}  // namespace
+
+ModelConfig model_config_from_json(const nlohmann::json& j, const std::string& option) {
+  ModelConfig c;
+  try {
+    c.vocab = j.at("vocab").get<int>();
+    c.d_model = j.at("d_model").get<int>();
+    c.heads = j.at("heads").get<int>();
+    c.layers = j.at("layers").get<int>();
+    c.d_ff = j.at("d_ff").get<int>();
+    c.seq_len = j.at("seq_len").get<int>();
+    c.bos = j.at("bos").get<bool>();
+    c.mask = enum_from(j, "mask", {Mask::causal, Mask::bidirectional, Mask::prefix_bidirectional}, option);
+    c.attn = enum_from(j, "attn", {Attn::softmax, Attn::softmax1, Attn::sigmoid}, option);
+    c.pos = enum_from(j, "pos", {PosEnc::none, PosEnc::rope, PosEnc::absolute}, option);
+    c.norm = enum_from(j, "norm", {Norm::rms, Norm::layer}, option);
+    c.act = enum_from(j, "act", {Act::gelu, Act::relu}, option);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(option, std::string("config.json: ") + e.what());
+  }
+  try {
+    validate(c);
+  } catch (const UsageError& e) {
+    throw UsageError(option, std::string("config.json describes an invalid model: ") + e.what());
+  }
+  return c;
+}
+
+void write_weights(const fs::path& weights_dir, const Model<float>& model) {
+  std::error_code ec;
+  fs::create_directories(weights_dir, ec);
+  if (ec) throw RunError("cannot create " + weights_dir.string() + ": " + ec.message());
+  const auto params = model.params();
+  for (const TensorInfo& t : model.layout()) {
+    std::vector<std::int64_t> shape(t.shape.begin(), t.shape.end());
+    write_npy(weights_dir / (t.name + ".npy"), params.data() + t.offset, shape);
+  }
+  write_file_atomic(weights_dir / "config.json", to_json(model.config()).dump(2) + "\n");
+}
+
+void write_run(const fs::path& dir, const Model<float>& model, const TrainConfig& c, const TrainResult& r) {
+  {
+    AtomicFile csv(dir / "train.csv");
+    csv.stream() << "step,loss,lr,grad_norm,tokens_per_s\n";
+    for (const StepLog& e : r.log)
+      csv.stream() << e.step << ',' << fmt17(e.loss) << ',' << fmt17(e.lr) << ',' << fmt17(e.grad_norm) << ','
+                   << fmt17(e.tokens_per_s) << '\n';
+    csv.commit();
+  }
+  nlohmann::json s;
+  s["config"] = to_json(c);
+  s["steps"] = c.steps;
+  s["final_loss"] = std::isfinite(r.final_loss) ? nlohmann::json(r.final_loss) : nlohmann::json(nullptr);
+  s["entropy_floor"] = std::isfinite(r.entropy_floor) ? nlohmann::json(r.entropy_floor) : nlohmann::json(nullptr);
+  s["tokens_per_s"] = r.tokens_per_s;
+  s["wall_seconds"] = r.wall_seconds;
+  s["parameters"] = model.params().size();
+  write_weights(dir / "weights", model);
+  write_file_atomic(dir / "summary.json", s.dump(2) + "\n");
+}
+
+LoadedWeights load_weights(const fs::path& weights_dir, const std::string& option, int seq_len) {
+  const fs::path cfg_path = weights_dir / "config.json";
+  std::ifstream in(cfg_path);
+  if (!fs::is_directory(weights_dir)) throw UsageError(option, "'" + weights_dir.string() + "' is not a directory");
+  if (!in) throw UsageError(option, "cannot read '" + cfg_path.string() + "'");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(option, "'" + cfg_path.string() + "' is not valid JSON: " + e.what());
+  }
+  LoadedWeights w;
+  w.config = model_config_from_json(j, option);
+  if (seq_len > 0 && seq_len != w.config.seq_len) {
+    if (w.config.pos == PosEnc::absolute)
+      throw UsageError("--tokens", "rows hold T=" + std::to_string(seq_len) + " inputs but the model's absolute positions are for T=" +
+                                       std::to_string(w.config.seq_len));
+    w.config.seq_len = seq_len;
+  }
+  const auto layout = parameter_layout(w.config);
+  Eigen::Index total = 0;
+  for (const auto& t : layout) total = std::max(total, t.offset + t.size);
+  w.params.assign(static_cast<std::size_t>(total), 0.0f);
+  for (const TensorInfo& t : layout) {
+    const fs::path p = weights_dir / (t.name + ".npy");
+    if (!fs::exists(p)) throw UsageError(option, "missing tensor file '" + p.string() + "'");
+    NpyArray a;
+    try {
+      a = read_npy(p);
+    } catch (const UsageError& e) {
+      throw UsageError(option, e.what());
+    }
+    const std::vector<std::int64_t> want(t.shape.begin(), t.shape.end());
+    if (a.shape != want)
+      throw UsageError(option, "'" + p.string() + "' has shape " + shape_str(a.shape) + ", expected " + shape_str(want));
+    if (a.dtype != "<f4" && a.dtype != "<f8")
+      throw UsageError(option, "'" + p.string() + "' has dtype " + a.dtype + ", expected <f4 (or <f8)");
+    const auto v = a.as_float();
+    for (float x : v)
+      if (!std::isfinite(x)) throw UsageError(option, "'" + p.string() + "' holds a non-finite value");
+    std::copy(v.begin(), v.end(), w.params.begin() + t.offset);
+  }
+  return w;
+}
+
+EvalResult evaluate(Model<float>& model, const std::int32_t* rows, std::int64_t n_rows, bool with_grads) {
+  const ModelConfig& c = model.config();
+  const std::int64_t P = c.positions(), V = c.vocab, C = c.d_model, H = c.heads, L = c.layers;
+  const std::int64_t N = n_rows, row_len = c.seq_len + 1;
+  EvalResult r;
+  r.logits.resize(static_cast<std::size_t>(N * P * V));
+  r.hidden.resize(static_cast<std::size_t>((L + 1) * N * P * C));
+  r.attention.resize(static_cast<std::size_t>(L * N * H * P * P));
+  Eigen::VectorXd grad_sum;
+  if (with_grads) grad_sum = Eigen::VectorXd::Zero(model.grads().size());
+  double loss = 0.0;
+  for (std::int64_t n0 = 0; n0 < N; n0 += model.max_batch()) {
+    const int b = static_cast<int>(std::min<std::int64_t>(model.max_batch(), N - n0));
+    // The mean over all N*P predictions is the chunk means weighted by b/N (each chunk has b*P).
+    const double weight = static_cast<double>(b) / static_cast<double>(N);
+    loss += weight * static_cast<double>(model.forward(rows + n0 * row_len, b));
+    std::copy_n(model.logits(), b * P * V, r.logits.begin() + n0 * P * V);                       // (b,P,V)
+    for (std::int64_t l = 0; l <= L; ++l)
+      std::copy_n(model.hidden(static_cast<int>(l)), b * P * C, r.hidden.begin() + (l * N + n0) * P * C);  // (b,P,C)
+    for (std::int64_t l = 0; l < L; ++l)
+      std::copy_n(model.attention(static_cast<int>(l)), b * H * P * P,
+                  r.attention.begin() + (l * N + n0) * H * P * P);  // (b,H,P,P)
+    if (with_grads) {
+      model.zero_grad();
+      model.backward();
+      grad_sum += weight * model.grads().template cast<double>();
+    }
+  }
+  r.loss = loss;
+  if (with_grads) {
+    r.grads.resize(static_cast<std::size_t>(grad_sum.size()));
+    Eigen::Map<Eigen::VectorXf>(r.grads.data(), grad_sum.size()) = grad_sum.cast<float>();
+  }
+  return r;
+}
+
+}  // namespace p0sim::sim

@@ -1,0 +1,96 @@
+#pragma once
+// The training loop (forward, zero_grad, backward, clip, AdamW step) and everything a run leaves
+// on disk besides its config.toml (which the CLI writes): train.csv, summary.json,
+// weights/<name>.npy and weights/config.json. Also the reverse: loading weights back and
+// evaluating a model on token rows (`p0sim eval`).
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/data.hpp"
+#include "sim/model.hpp"
+
+namespace p0sim::sim {
+
+enum class Schedule { constant, cosine };
+std::string to_string(Schedule s);
+
+struct TrainConfig {
+  ModelConfig model;
+  DataConfig data;       // data.vocab and data.seq_len must equal the model's
+  int batch = 32;        // B
+  int steps = 1000;
+  double lr = 1e-3;      // peak learning rate, > 0
+  int warmup = 0;        // linear warm-up steps: lr * (s+1)/warmup for step s < warmup
+  Schedule schedule = Schedule::constant;
+  AdamWConfig adamw;
+  double clip = 0.0;     // global gradient-norm clip; 0 = off
+  std::uint64_t seed = 1;
+  int threads = 1;       // recorded; the step is single-threaded (results never depend on it)
+  int log_every = 100;
+};
+
+// Throws UsageError naming the option (--batch, --steps, --lr, --warmup, --clip, ... and the
+// model's and data's own checks).
+void validate(const TrainConfig& c);
+
+// Learning rate of step s (0-based): linear warm-up over `warmup` steps, then constant, or a
+// half cosine from lr at the end of warm-up down to 0 at s = steps (so the last step, s = steps-1,
+// still moves a little).
+double learning_rate(const TrainConfig& c, int step);
+
+struct StepLog {
+  int step = 0;          // 1-based count of finished steps
+  double loss = 0.0;     // mean loss of the step's batch (before the update)
+  double lr = 0.0;
+  double grad_norm = 0.0;  // global L2 norm before clipping
+  double tokens_per_s = 0.0;  // B*T / wall time of this step (data, forward, backward, update)
+};
+
+struct TrainResult {
+  std::vector<StepLog> log;   // every step
+  double final_loss = 0.0;    // loss of the last step
+  double wall_seconds = 0.0;
+  double tokens_per_s = 0.0;  // over the whole run
+  double entropy_floor = 0.0; // of the task for the model's predictions (NaN if unknown)
+};
+
+// Initialises `model` from the seed and trains it in place. `on_step` (optional) sees every step
+// as it finishes. Throws RunError if the loss stops being finite.
+TrainResult train(Model<float>& model, const TrainConfig& c, const std::function<void(const StepLog&)>& on_step = {});
+
+nlohmann::json to_json(const ModelConfig& c);
+nlohmann::json to_json(const TrainConfig& c);
+// Reads what to_json(ModelConfig) wrote. Throws UsageError(option, ...) on anything malformed.
+ModelConfig model_config_from_json(const nlohmann::json& j, const std::string& option);
+
+// Writes dir/train.csv, dir/summary.json and dir/weights/ (each file atomically).
+void write_run(const std::filesystem::path& dir, const Model<float>& model, const TrainConfig& c,
+               const TrainResult& result);
+// weights/<name>.npy for every parameter (float32, row-major) and weights/config.json.
+void write_weights(const std::filesystem::path& weights_dir, const Model<float>& model);
+
+// Reads weights/config.json and every tensor; a missing or mis-shaped tensor or a bad
+// config.json is a UsageError naming `option`. `seq_len` overrides the stored T (so a NoPE or
+// RoPE model runs on other lengths); pass 0 to keep it.
+struct LoadedWeights {
+  ModelConfig config;
+  std::vector<float> params;  // in parameter_layout(config) order, ready for Model::params()
+};
+LoadedWeights load_weights(const std::filesystem::path& weights_dir, const std::string& option, int seq_len = 0);
+
+// Runs the model over N token rows of shape (N, T+1) in chunks of model.max_batch().
+struct EvalResult {
+  double loss = 0.0;              // mean cross-entropy over all N*P predictions
+  std::vector<float> logits;      // (N,P,V)
+  std::vector<float> hidden;      // (L+1,N,P,C)
+  std::vector<float> attention;   // (L,N,H,P,P)
+  std::vector<float> grads;       // d(mean loss)/d(params), flat (empty unless asked)
+};
+EvalResult evaluate(Model<float>& model, const std::int32_t* rows, std::int64_t n_rows, bool with_grads);
+
+}  // namespace p0sim::sim
