@@ -51,7 +51,7 @@ void prepare_output_dir(const std::string& option, const fs::path& dir, bool all
   if (fs::exists(dir, ec)) {
     if (!fs::is_directory(dir, ec)) throw UsageError(option, "'" + dir.string() + "' exists and is not a directory");
     if (!allow_existing && !fs::is_empty(dir, ec))
-      throw UsageError(option, "'" + dir.string() + "' is not empty (pass --force to overwrite or --resume to continue)");
+      throw UsageError(option, "'" + dir.string() + "' is not empty (pass --force to write into it anyway)");
     if (::access(dir.c_str(), W_OK) != 0) throw UsageError(option, "directory '" + dir.string() + "' is not writable");
     return;
   }

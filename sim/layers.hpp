@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <limits>
 #include <numbers>
+#include <type_traits>
 
 namespace p0sim::sim::layers {
 
@@ -131,6 +132,11 @@ class GemmSpace {
     if (kc * mc > a_.size()) a_.resize(kc * mc);
     if (kc * nc > b_.size()) b_.resize(kc * nc);
   }
+  // Work space of the fused kernels (attention panels), grown like the packing space.
+  void reserve_work(Index n) {
+    if (n > work_.size()) work_.resize(n);
+  }
+  S* work() { return work_.data(); }
   S* a() { return a_.data(); }
   S* b() { return b_.data(); }
   Index cap_a() const { return a_.size(); }
@@ -138,6 +144,7 @@ class GemmSpace {
 
  private:
   Vec<S> a_, b_;  // aligned to Eigen's packet size, as the kernel's packed loads require
+  Vec<S> work_;
 };
 
 template <typename S>
@@ -235,10 +242,111 @@ void rope_backward(S* dqkv, const std::int32_t* positions, const S* cos_t, const
 }
 
 // ---- scaled dot-product attention per sequence and head -------------------------------------------
+// Fused kernels for the short sequences p0sim trains on (P up to a few hundred, D = C/H small):
+// per (sequence, head) the scores, mask, softmax and A.v of a block of queries are computed from
+// L1-resident panels, with no per-product call overhead and no packing, and under the causal mask
+// only the keys up to the block's last query are visited. Two register-blocked kernels do all the
+// arithmetic: dot_rows (a block of rows dotted with every column of a transposed panel, vectorised
+// over the columns) and mix (a block of weighted sums of D-vectors, vectorised over D).
+inline constexpr Index kLane = 16;   // columns per vector chunk (one AVX-512 register of float)
+inline constexpr int kBlock = 4;     // queries (or keys) per register block
+inline Index round_up(Index n, Index m) { return (n + m - 1) / m * m; }
+
+// out[i*ldo + j] = alpha * sum_d X[i*ldx + d] * YT[d*ldy + j] for i < NB, j < len (len % kLane == 0).
+template <typename S, int NB>
+void dot_rows(S* out, Index ldo, const S* X, Index ldx, const S* YT, Index ldy, Index D, Index len, S alpha) {
+  using Chunk = Eigen::Array<S, kLane, 1>;
+  for (Index jb = 0; jb < len; jb += kLane) {
+    Chunk acc[NB];
+    for (int i = 0; i < NB; ++i) acc[i].setZero();
+    for (Index d = 0; d < D; ++d) {
+      const Eigen::Map<const Chunk> y(YT + d * ldy + jb);
+      for (int i = 0; i < NB; ++i) acc[i] += X[i * ldx + d] * y;
+    }
+    for (int i = 0; i < NB; ++i) Eigen::Map<Chunk>(out + i * ldo + jb) = alpha * acc[i];
+  }
+}
+// out[i*ldo + d] = alpha * sum_{j in [lo,hi)} w[i*wi + j*wj] * Y[j*ldy + d] for i < NB, d < D.
+template <typename S, int NB>
+void mix(S* out, Index ldo, const S* w, Index wi, Index wj, const S* Y, Index ldy, Index lo, Index hi, Index D,
+         S alpha) {
+  using Chunk = Eigen::Array<S, kLane, 1>;
+  using Part = Eigen::Array<S, Eigen::Dynamic, 1>;
+  for (Index db = 0; db < D; db += kLane) {
+    const Index wd = std::min(kLane, D - db);
+    Chunk acc[NB];
+    for (int i = 0; i < NB; ++i) acc[i].setZero();
+    if (wd == kLane) {
+      for (Index j = lo; j < hi; ++j) {
+        const Eigen::Map<const Chunk> y(Y + j * ldy + db);
+        for (int i = 0; i < NB; ++i) acc[i] += w[i * wi + j * wj] * y;
+      }
+      for (int i = 0; i < NB; ++i) Eigen::Map<Chunk>(out + i * ldo + db) = alpha * acc[i];
+    } else {  // the last partial chunk of D (D % 16 != 0)
+      for (Index j = lo; j < hi; ++j) {
+        const Eigen::Map<const Part> y(Y + j * ldy + db, wd);
+        for (int i = 0; i < NB; ++i) acc[i].head(wd) += w[i * wi + j * wj] * y;
+      }
+      for (int i = 0; i < NB; ++i) Eigen::Map<Part>(out + i * ldo + db, wd) = alpha * acc[i].head(wd);
+    }
+  }
+}
+// Runs kernel<NB> for the nb (1..kBlock) rows of the last, partial block too.
+template <typename F>
+void with_block(int nb, F&& kernel) {
+  switch (nb) {
+    case 4: kernel(std::integral_constant<int, 4>{}); break;
+    case 3: kernel(std::integral_constant<int, 3>{}); break;
+    case 2: kernel(std::integral_constant<int, 2>{}); break;
+    default: kernel(std::integral_constant<int, 1>{}); break;
+  }
+}
+static_assert(kBlock == 4, "with_block dispatches blocks of up to 4 rows");
+
+// (D,n) columns at stride ld -> (D,np) row-major panel, columns n..np-1 zero.
+template <typename S>
+void transpose_panel(S* out, const S* in, Index ld, Index D, Index n, Index np) {
+  for (Index d = 0; d < D; ++d) {
+    S* row = out + d * np;
+    for (Index j = 0; j < n; ++j) row[j] = in[j * ld + d];
+    std::fill(row + n, row + np, S(0));
+  }
+}
+
+// Attention probabilities in place over len (a multiple of kLane) scores, masked ones -infinity,
+// one register chunk at a time.
+template <typename S>
+void attention_probs(S* row, Index len, AttnKind attn) {
+  using Chunk = Eigen::Array<S, kLane, 1>;
+  using ChunkMap = Eigen::Map<Chunk>;
+  if (attn == AttnKind::sigmoid) {
+    for (Index c = 0; c < len; c += kLane) {
+      ChunkMap x(row + c);
+      x = S(1) / (S(1) + (-x).exp());
+    }
+    return;
+  }
+  Chunk m = ChunkMap(row);
+  for (Index c = kLane; c < len; c += kLane) m = m.max(ChunkMap(row + c));
+  S mx = m.maxCoeff();
+  // softmax1 = exp(s)/(1 + sum exp(s)): the 1 is an extra logit fixed at 0, hence max >= 0.
+  if (attn == AttnKind::softmax1) mx = std::max(mx, S(0));
+  Chunk sum = Chunk::Zero();
+  for (Index c = 0; c < len; c += kLane) {
+    ChunkMap x(row + c);
+    x = (x - mx).exp();
+    sum += x;
+  }
+  S denom = sum.sum();
+  if (attn == AttnKind::softmax1) denom += std::exp(-mx);
+  const S inv = S(1) / denom;
+  for (Index c = 0; c < len; c += kLane) ChunkMap(row + c) *= inv;
+}
+
 template <typename S>
 void attention_reserve(GemmSpace<S>& ws, Index Pmax, Index D) {
-  ws.reserve(Pmax, Pmax, D);
-  ws.reserve(D, Pmax, Pmax);
+  const Index np = round_up(Pmax, kLane);
+  ws.reserve_work(D * np + kBlock * np);  // a transposed K or V panel, and a block of score rows
 }
 // out (C,N) heads concatenated; att: per sequence H blocks (len,len) row = query, column = key, kept
 // for the backward (0 where masked); qkv (3C,N) = [q; k; v] per column.
@@ -246,75 +354,91 @@ void attention_reserve(GemmSpace<S>& ws, Index Pmax, Index D) {
 template <typename S>
 void attention_forward(S* out, S* att, const S* qkv, const Sequence* seqs, Index nseq, Index C, Index H,
                        MaskKind mask, AttnKind attn, GemmSpace<S>& ws) {
-  const Index D = C / H;
+  const Index D = C / H, ld = 3 * C;
   const S scale = S(1) / std::sqrt(static_cast<S>(D));
   const S neg_inf = -std::numeric_limits<S>::infinity();
+  const bool causal = mask == MaskKind::causal;
   for (Index s = 0; s < nseq; ++s) {
-    const Index o = seqs[s].offset, n = seqs[s].len;
+    const Index o = seqs[s].offset, n = seqs[s].len, np = round_up(n, kLane);
     for (Index h = 0; h < H; ++h) {
-      CStrided<S> q(qkv + o * 3 * C + h * D, D, n, Eigen::OuterStride<>(3 * C));          // (D,n)
-      CStrided<S> k(qkv + o * 3 * C + C + h * D, D, n, Eigen::OuterStride<>(3 * C));      // (D,n)
-      CStrided<S> v(qkv + o * 3 * C + 2 * C + h * D, D, n, Eigen::OuterStride<>(3 * C));  // (D,n)
-      Cols<S> A(att + seqs[s].att_offset + h * n * n, n, n);  // (key, query): column = query row
-      gemm<S, true, false>(n, n, D, scale, k.data(), 3 * C, q.data(), 3 * C, false, A.data(), n, ws);  // k^T q
-      for (Index t = 0; t < n; ++t) {
-        auto col = A.col(t);
-        const Index kmax = mask == MaskKind::causal ? t + 1 : n;
-        col.tail(n - kmax).setConstant(neg_inf);
-        auto live = col.head(kmax).array();
-        if (attn == AttnKind::sigmoid) {
-          live = S(1) / (S(1) + (-live).exp());
-        } else {
-          // softmax1 = exp(s)/(1 + sum exp(s)): the 1 is an extra logit fixed at 0, hence max >= 0.
-          S m = live.maxCoeff();
-          if (attn == AttnKind::softmax1) m = std::max(m, S(0));
-          live = (live - m).exp();
-          S denom = live.sum();
-          if (attn == AttnKind::softmax1) denom += std::exp(-m);
-          live *= S(1) / denom;
+      const S* q = qkv + o * ld + h * D;      // (D,n) at stride ld
+      const S* k = q + C;                     // (D,n)
+      const S* v = q + 2 * C;                 // (D,n)
+      S* A = att + seqs[s].att_offset + h * n * n;  // (query, key) row-major
+      S* kT = ws.work();                      // (D,np)
+      S* rows = kT + D * np;                  // (kBlock,np) scores of one query block
+      transpose_panel(kT, k, ld, D, n, np);
+      for (Index t0 = 0; t0 < n; t0 += kBlock) {
+        const int nb = static_cast<int>(std::min<Index>(kBlock, n - t0));
+        const Index kend = causal ? t0 + nb : n;  // keys any query of the block sees
+        with_block(nb, [&](auto NB) {
+          dot_rows<S, decltype(NB)::value>(rows, np, q + t0 * ld, ld, kT, np, D, round_up(kend, kLane), scale);
+        });
+        for (int i = 0; i < nb; ++i) {
+          const Index t = t0 + i, kmax = causal ? t + 1 : n, kpad = round_up(kmax, kLane);
+          Eigen::Map<Vec<S>> row(rows + i * np, kpad);
+          row.tail(kpad - kmax).setConstant(neg_inf);
+          attention_probs(row.data(), kpad, attn);  // whole chunks: the -infinity padding gives exactly 0
+          std::copy(row.data(), row.data() + kmax, A + t * n);
+          std::fill(A + t * n + kmax, A + (t + 1) * n, S(0));
         }
-        col.tail(n - kmax).setZero();
+        // out_t = sum_j A[t,j] v_j; the block's masked weights are 0
+        with_block(nb, [&](auto NB) { mix<S, decltype(NB)::value>(out + (o + t0) * C + h * D, C, A + t0 * n, n, 1, v, ld, 0, kend, D, S(1)); });
       }
-      gemm<S, false, false>(D, n, n, S(1), v.data(), 3 * C, A.data(), n, false, out + o * C + h * D, C, ws);  // (D,n) = v A
     }
   }
 }
-// dqkv is assigned (each sequence/head block is written once); scratch holds (Pmax,Pmax).
+// dqkv is assigned (each sequence/head block is written once); scratch holds (Pmax,Pmax): dS.
 template <typename S>
 void attention_backward(S* dqkv, S* scratch, const S* dout, const S* att, const S* qkv, const Sequence* seqs,
                         Index nseq, Index C, Index H, MaskKind mask, AttnKind attn, GemmSpace<S>& ws) {
-  const Index D = C / H;
+  const Index D = C / H, ld = 3 * C;
   const S scale = S(1) / std::sqrt(static_cast<S>(D));
+  const bool causal = mask == MaskKind::causal;
   for (Index s = 0; s < nseq; ++s) {
-    const Index o = seqs[s].offset, n = seqs[s].len;
+    const Index o = seqs[s].offset, n = seqs[s].len, np = round_up(n, kLane);
     for (Index h = 0; h < H; ++h) {
-      CStrided<S> q(qkv + o * 3 * C + h * D, D, n, Eigen::OuterStride<>(3 * C));
-      CStrided<S> k(qkv + o * 3 * C + C + h * D, D, n, Eigen::OuterStride<>(3 * C));
-      CStrided<S> v(qkv + o * 3 * C + 2 * C + h * D, D, n, Eigen::OuterStride<>(3 * C));
-      Strided<S> dq(dqkv + o * 3 * C + h * D, D, n, Eigen::OuterStride<>(3 * C));
-      Strided<S> dk(dqkv + o * 3 * C + C + h * D, D, n, Eigen::OuterStride<>(3 * C));
-      Strided<S> dv(dqkv + o * 3 * C + 2 * C + h * D, D, n, Eigen::OuterStride<>(3 * C));
-      CCols<S> A(att + seqs[s].att_offset + h * n * n, n, n);  // (key, query)
-      CStrided<S> dy(dout + o * C + h * D, D, n, Eigen::OuterStride<>(C));
-      Cols<S> dA(scratch, n, n);
-      gemm<S, true, false>(n, n, D, S(1), v.data(), 3 * C, dy.data(), C, false, dA.data(), n, ws);  // (key,query) = v^T dy
-      gemm<S, false, true>(D, n, n, S(1), dy.data(), C, A.data(), n, false, dv.data(), 3 * C, ws);  // (D,key) = dy A^T
-      // dA -> dS in place. softmax and softmax1 share the Jacobian diag(a) - a a^T; sigmoid's is
-      // a(1-a). Masked entries have a = 0, so their dS is 0.
-      for (Index t = 0; t < n; ++t) {
-        const Index kmax = mask == MaskKind::causal ? t + 1 : n;
-        auto a = A.col(t).head(kmax).array();
-        auto d = dA.col(t).head(kmax).array();
-        if (attn == AttnKind::sigmoid) {
-          d = d * a * (S(1) - a);
-        } else {
-          const S dot = (a * d).sum();
-          d = a * (d - dot);
+      const S* q = qkv + o * ld + h * D;  // (D,n) at stride ld
+      const S* k = q + C;
+      const S* v = q + 2 * C;
+      S* dq = dqkv + o * ld + h * D;      // (D,n) at stride ld
+      S* dk = dq + C;
+      S* dv = dq + 2 * C;
+      const S* dy = dout + o * C + h * D;  // (D,n) at stride C
+      const S* A = att + seqs[s].att_offset + h * n * n;  // (query, key) row-major
+      S* dS = scratch;                     // (query, key) row-major, (n,n)
+      S* vT = ws.work();                   // (D,np)
+      S* rows = vT + D * np;               // (kBlock,np) dA of one query block
+      transpose_panel(vT, v, ld, D, n, np);
+      for (Index t0 = 0; t0 < n; t0 += kBlock) {
+        const int nb = static_cast<int>(std::min<Index>(kBlock, n - t0));
+        const Index kend = causal ? t0 + nb : n;
+        // dA[t,j] = dy_t . v_j
+        with_block(nb, [&](auto NB) { dot_rows<S, decltype(NB)::value>(rows, np, dy + t0 * C, C, vT, np, D, round_up(kend, kLane), S(1)); });
+        // dA -> dS. softmax and softmax1 share the Jacobian diag(a) - a a^T; sigmoid's is a(1-a).
+        for (int i = 0; i < nb; ++i) {
+          const Index t = t0 + i, kmax = causal ? t + 1 : n;
+          const auto a = Eigen::Map<const Vec<S>>(A + t * n, kmax).array();
+          const auto d = Eigen::Map<const Vec<S>>(rows + i * np, kmax).array();
+          auto ds = Eigen::Map<Vec<S>>(dS + t * n, kmax).array();
+          if (attn == AttnKind::sigmoid)
+            ds = d * a * (S(1) - a);
+          else
+            ds = a * (d - (a * d).sum());
+          std::fill(dS + t * n + kmax, dS + (t + 1) * n, S(0));
         }
-        dA.col(t).tail(n - kmax).setZero();
+        // dq_t = scale sum_j dS[t,j] k_j
+        with_block(nb, [&](auto NB) { mix<S, decltype(NB)::value>(dq + t0 * ld, ld, dS + t0 * n, n, 1, k, ld, 0, kend, D, scale); });
       }
-      gemm<S, false, false>(D, n, n, scale, k.data(), 3 * C, dA.data(), n, false, dq.data(), 3 * C, ws);  // (D,query) = k dS
-      gemm<S, false, true>(D, n, n, scale, q.data(), 3 * C, dA.data(), n, false, dk.data(), 3 * C, ws);   // (D,key) = q dS^T
+      // dk_j = scale sum_t dS[t,j] q_t and dv_j = sum_t A[t,j] dy_t, over queries t >= j under the mask
+      for (Index j0 = 0; j0 < n; j0 += kBlock) {
+        const int nb = static_cast<int>(std::min<Index>(kBlock, n - j0));
+        const Index tbeg = causal ? j0 : 0;
+        with_block(nb, [&](auto NB) {
+          mix<S, decltype(NB)::value>(dk + j0 * ld, ld, dS + j0, 1, n, q, ld, tbeg, n, D, scale);
+          mix<S, decltype(NB)::value>(dv + j0 * ld, ld, A + j0, 1, n, dy, C, tbeg, n, D, S(1));
+        });
+      }
     }
   }
 }
@@ -349,6 +473,45 @@ void act_backward_inplace(S* d, const S* inp, Index M, ActKind kind) {
   }
 }
 
+// The model's pair: the forward also keeps the activation's local derivative, so the backward is one
+// multiply instead of a second tanh. dact may alias inp (the model overwrites the pre-activation,
+// which nothing else reads): each chunk is read before it is written.
+template <typename S>
+void act_forward(S* out, S* dact, const S* inp, Index M, ActKind kind) {
+  const S k = static_cast<S>(std::sqrt(2.0 / std::numbers::pi));
+  const S c = static_cast<S>(0.044715);
+  auto chunk = [&](auto x, auto y, auto g) {  // x: a copy of the inputs; y, g: output maps
+    if (kind == ActKind::relu) {
+      g = (x > S(0)).select(decltype(x)::Ones(), decltype(x)::Zero());
+      y = x * g;
+    } else {
+      const decltype(x) th = (k * (x + c * x.cube())).tanh();
+      y = S(0.5) * x * (S(1) + th);
+      g = S(0.5) * (S(1) + th) + S(0.5) * x * (S(1) - th.square()) * k * (S(1) + S(3) * c * x.square());
+    }
+  };
+  using Chunk = Eigen::Array<S, kLane, 1>;
+  using Part = Eigen::Array<S, Eigen::Dynamic, 1>;
+  Index i = 0;
+  for (; i + kLane <= M; i += kLane)
+    chunk(Chunk(Eigen::Map<const Chunk>(inp + i)), Eigen::Map<Chunk>(out + i), Eigen::Map<Chunk>(dact + i));
+  if (i < M) {
+    const Index r = M - i;
+    Chunk x;
+    x.head(r) = Eigen::Map<const Part>(inp + i, r);
+    x.tail(kLane - r).setZero();
+    Chunk y, g;
+    chunk(x, Eigen::Map<Chunk>(y.data()), Eigen::Map<Chunk>(g.data()));
+    Eigen::Map<Part>(out + i, r) = y.head(r);
+    Eigen::Map<Part>(dact + i, r) = g.head(r);
+  }
+}
+// In place: d holds dL/d(act output) on entry and dL/d(act input) on return; dact from the forward.
+template <typename S>
+void act_backward_cached(S* d, const S* dact, Index M) {
+  Eigen::Map<Vec<S>>(d, M).array() *= Eigen::Map<const Vec<S>>(dact, M).array();
+}
+
 // ---- cross-entropy -------------------------------------------------------------------------------
 // probs (V,N) softmax of logits (V,N); returns the sum over columns with target >= 0 of -log p[target].
 template <typename S>
@@ -368,13 +531,21 @@ double crossentropy_forward(S* probs, const S* logits, const std::int32_t* targe
 }
 // dlogits (V,N) accumulates scale * (p - onehot) on columns with a target; scale = 1/(number of
 // predictions) is the only place the mean's denominator appears.
+// accumulate = false assigns instead (unscored columns get 0), sparing a separate zeroing pass.
 template <typename S>
-void crossentropy_backward(S* dlogits, const S* probs, const std::int32_t* targets, Index N, Index V, S scale) {
+void crossentropy_backward(S* dlogits, const S* probs, const std::int32_t* targets, Index N, Index V, S scale,
+                           bool accumulate = true) {
   CCols<S> p(probs, V, N);
   Cols<S> dz(dlogits, V, N);
   for (Index n = 0; n < N; ++n) {
-    if (targets[n] < 0) continue;
-    dz.col(n) += scale * p.col(n);
+    if (targets[n] < 0) {
+      if (!accumulate) dz.col(n).setZero();
+      continue;
+    }
+    if (accumulate)
+      dz.col(n) += scale * p.col(n);
+    else
+      dz.col(n) = scale * p.col(n);
     dz(targets[n], n) -= scale;
   }
 }

@@ -123,7 +123,7 @@ struct Model<Scalar>::Impl {
     Index atty;                     // (C,N) attention output before wo
     Index mid;                      // (C,N) residual after the attention sublayer
     Index ln2, ln2_mean, ln2_rstd;  // (C,N), (N), (N)
-    Index fch, fch_act;             // (F,N) pre- and post-activation
+    Index fch, fch_act;             // (F,N) pre-activation (then its activation's derivative), post-activation
   };
 
   ModelConfig cfg;
@@ -316,7 +316,7 @@ struct Model<Scalar>::Impl {
       // x = x + mlp(norm2(x))
       ly::norm_forward(a(b.ln2), a(b.ln2_mean), a(b.ln2_rstd), a(b.mid), p(w.norm2_w), pc(w.norm2_b), N, C, norm);
       ly::matmul_forward(a(b.fch), a(b.ln2), p(w.w1), N, C, F, false, gemm_space);  // (F,N)
-      ly::act_forward(a(b.fch_act), a(b.fch), F * N, act);
+      ly::act_forward(a(b.fch_act), a(b.fch), a(b.fch), F * N, act);  // fch becomes act'(fch) for the backward
       ly::Cols<S>(a(res[l + 1]), C, N) = ly::Cols<S>(a(b.mid), C, N);
       ly::matmul_forward(a(res[l + 1]), a(b.fch_act), p(w.w2), N, F, C, true, gemm_space);  // (C,N) += h W2^T
     }
@@ -354,8 +354,7 @@ struct Model<Scalar>::Impl {
     if (batch == 0) throw std::logic_error("Model::backward called before forward");
     const std::int32_t* pos = positions.data();
     auto zero = [&](Index off, Index rows) { ly::Cols<S>(a(off), rows, N).setZero(); };
-    zero(dlogits, V);
-    ly::crossentropy_backward(a(dlogits), a(probs), targets.data(), N, V, S(1) / static_cast<S>(batch * P));
+    ly::crossentropy_backward(a(dlogits), a(probs), targets.data(), N, V, S(1) / static_cast<S>(batch * P), false);
     zero(dln, C);
     ly::matmul_backward(a(dln), g(lm_head), a(dlogits), a(lnf), p(lm_head), N, C, V, gemm_space);
     zero(dres, C);
@@ -367,7 +366,7 @@ struct Model<Scalar>::Impl {
       // mlp sublayer: dres is dL/d(res[l+1]) and becomes dL/d(mid)
       zero(dfch, F);
       ly::matmul_backward(a(dfch), g(w.w2), a(dres), a(b.fch_act), p(w.w2), N, F, C, gemm_space);
-      ly::act_backward_inplace(a(dfch), a(b.fch), F * N, act);
+      ly::act_backward_cached(a(dfch), a(b.fch), F * N);
       zero(dln, C);
       ly::matmul_backward(a(dln), g(w.w1), a(dfch), a(b.ln2), p(w.w1), N, C, F, gemm_space);
       ly::norm_backward(a(dres), g(w.norm2_w), g(w.norm2_b), a(dln), a(b.mid), a(b.ln2_mean), a(b.ln2_rstd),
@@ -517,14 +516,25 @@ void AdamW<Scalar>::step(Eigen::Ref<Vector> params, Eigen::Ref<const Vector> gra
   const Scalar step_size = static_cast<Scalar>(lr / bc1);
   const Scalar bc2_sqrt = static_cast<Scalar>(std::sqrt(bc2));
   const Scalar eps = static_cast<Scalar>(config_.eps);
-  auto p = params.array();
-  const auto g = grads.array();
-  auto m = m_.array();
-  auto v = v_.array();
-  // three vectorised passes over the flat buffers
-  m += one_m_b1 * (g - m);
-  v = b2 * v + one_m_b2 * g.square();
-  p = p * (Scalar(1) - decay * decay_mask_.array()) - step_size * m / (v.sqrt() / bc2_sqrt + eps);
+  // one pass over the flat buffers, a register chunk at a time (Eigen's packet sqrt and division are
+  // IEEE-exact, so this equals the three whole-buffer passes bit for bit)
+  auto update = [&](auto p, auto g, auto m, auto v, auto mask) {
+    m += one_m_b1 * (g - m);
+    v = b2 * v + one_m_b2 * g.square();
+    p = p * (Scalar(1) - decay * mask) - step_size * m / (v.sqrt() / bc2_sqrt + eps);
+  };
+  using Chunk = Eigen::Array<Scalar, 16, 1>;
+  using Part = Eigen::Array<Scalar, Eigen::Dynamic, 1>;
+  Scalar* p = params.data();
+  const Scalar* g = grads.data();
+  const Index n = m_.size();
+  Index i = 0;
+  for (; i + 16 <= n; i += 16)
+    update(Eigen::Map<Chunk>(p + i), Eigen::Map<const Chunk>(g + i), Eigen::Map<Chunk>(m_.data() + i),
+           Eigen::Map<Chunk>(v_.data() + i), Eigen::Map<const Chunk>(decay_mask_.data() + i));
+  if (i < n)
+    update(Eigen::Map<Part>(p + i, n - i), Eigen::Map<const Part>(g + i, n - i), Eigen::Map<Part>(m_.data() + i, n - i),
+           Eigen::Map<Part>(v_.data() + i, n - i), Eigen::Map<const Part>(decay_mask_.data() + i, n - i));
 }
 
 template <typename Scalar>
