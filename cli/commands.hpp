@@ -21,7 +21,8 @@ std::string version_text();
 // Options that may come from the file must not be ->required(): check them in `run`.
 void add_config_option(CLI::App& sub, std::function<void()> run);
 
-// The resolved configuration of a parsed subcommand, as TOML that `--config` accepts back.
+// The resolved configuration of a parsed subcommand, as TOML that `--config` accepts back
+// (without --out and --force: a replay names its output again).
 std::string resolved_config(const CLI::App& sub);
 
 int run_main(int argc, char** argv);

@@ -89,7 +89,11 @@ std::string resolved_config(const CLI::App& sub) {
                     sub.get_name() + "'; pass back with --config\n";
   for (const CLI::Option* opt : sub.get_options()) {
     const std::string& name = opt->get_single_name();
-    if (name.empty() || name == "help" || name == "config" || opt->get_lnames().empty()) continue;
+    // --out and --force say where a run goes, not what it is: a replayed config must not
+    // silently overwrite the results it came from, so the user names the output again.
+    if (name.empty() || name == "help" || name == "config" || name == "out" || name == "force" ||
+        opt->get_lnames().empty())
+      continue;
     std::string value;
     if (opt->count() > 0) {
       for (const auto& v : opt->results()) value += (value.empty() ? "" : ",") + v;

@@ -21,16 +21,6 @@ using namespace p0sim::sim;
 
 namespace {
 
-// --out and --force say where this run goes, not what it is: a config replayed with --config
-// must not silently overwrite the directory it came from.
-std::string run_config(const CLI::App& sub) {
-  std::istringstream in(resolved_config(sub));
-  std::string out, line;
-  while (std::getline(in, line))
-    if (line.rfind("out = ", 0) != 0 && line.rfind("force = ", 0) != 0) out += line + "\n";
-  return out;
-}
-
 const CLI::Validator kFinitePositive(
     [](std::string& s) -> std::string {
       char* end = nullptr;
@@ -47,6 +37,11 @@ struct TrainOptions {
               act = "gelu";
   int steps = 1000, warmup = 0, triggers = 4, log_every = 100, threads = 1;
   double lr = 1e-3, weight_decay = 0.1, beta1 = 0.9, beta2 = 0.95, clip = 1.0, markov_alpha = 0.1;
+  double trigger_prob = 0.1;
+  std::string filler = "uniform";
+  int keys = 4, values = 8;
+  int probe_every = 50, probe_batch = 64;
+  double emerge_attn = 0.5, emerge_accuracy = 0.9, emerge_ratio = 2.0, emerge_cos = 0.9, sink_eps = 0.3;
   std::uint64_t seed = 1;
   bool bos = false, force = false;
   std::string out;
@@ -73,7 +68,18 @@ TrainConfig to_train_config(const TrainOptions& o) {
   c.model.bos = o.bos;
   c.model.norm = parse_enum(o.norm, {Norm::rms, Norm::layer});
   c.model.act = parse_enum(o.act, {Act::gelu, Act::relu});
-  c.data.task = parse_enum(o.task, {Task::uniform, Task::markov, Task::backcopy, Task::repeat});
+  c.data.task = parse_enum(o.task, {Task::uniform, Task::markov, Task::backcopy, Task::repeat, Task::firstrecall, Task::lookup});
+  c.data.trigger_prob = o.trigger_prob;
+  c.data.filler = parse_enum(o.filler, {Filler::uniform, Filler::markov});
+  c.data.keys = o.keys;
+  c.data.values = o.values;
+  c.probe.every = o.probe_every;
+  c.probe.batch = o.probe_batch;
+  c.probe.emerge_attn = o.emerge_attn;
+  c.probe.emerge_accuracy = o.emerge_accuracy;
+  c.probe.emerge_ratio = o.emerge_ratio;
+  c.probe.emerge_cos = o.emerge_cos;
+  c.probe.sink_eps = o.sink_eps;
   c.data.vocab = o.vocab;
   c.data.seq_len = o.seq_len;
   c.data.markov_alpha = o.markov_alpha;
@@ -136,10 +142,34 @@ void add_train(CLI::App& app) {
   sub->add_option("--d-ff", o->d_ff, "MLP width F (0 = 4 * d-model)")->check(CLI::Range(0, 1 << 20));
   sub->add_option("--seq-len", o->seq_len, "Input tokens per row T (rows hold T+1 tokens)")->check(CLI::Range(2, 1 << 16));
   sub->add_option("--batch", o->batch, "Rows per step B")->check(CLI::Range(1, 1 << 16));
-  sub->add_option("--task", o->task, "Synthetic task")->check(CLI::IsMember({"uniform", "markov", "backcopy", "repeat"}));
-  sub->add_option("--markov-alpha", o->markov_alpha, "Dirichlet concentration of the bigram rows (markov, backcopy)")
+  sub->add_option("--task", o->task, "Synthetic task")
+      ->check(CLI::IsMember({"uniform", "markov", "backcopy", "repeat", "firstrecall", "lookup"}));
+  sub->add_option("--markov-alpha", o->markov_alpha,
+                  "Dirichlet concentration of the bigram rows (markov, backcopy, firstrecall --filler markov)")
       ->check(CLI::Range(1e-3, 1e6));
-  sub->add_option("--triggers", o->triggers, "Trigger tokens k of backcopy (1 <= k < V)")->check(CLI::Range(1, 1 << 20));
+  sub->add_option("--triggers", o->triggers, "Trigger tokens k of backcopy and firstrecall (1 <= k < V)")
+      ->check(CLI::Range(1, 1 << 20));
+  sub->add_option("--trigger-prob", o->trigger_prob,
+                  "firstrecall: trigger insertion probability per position, in (0, 1); lookup: probability of a "
+                  "fact and of a query, in (0, 0.5]")
+      ->check(CLI::Range(1e-9, 1.0 - 1e-9));
+  sub->add_option("--filler", o->filler, "firstrecall: filler tokens i.i.d. uniform, or a bigram chain")
+      ->check(CLI::IsMember({"uniform", "markov"}));
+  sub->add_option("--keys", o->keys, "lookup: keys K (vocab >= values*(1+keys)+keys+2)")->check(CLI::Range(1, 1 << 20));
+  sub->add_option("--values", o->values, "lookup: values per key")->check(CLI::Range(1, 1 << 20));
+  sub->add_option("--probe-every", o->probe_every,
+                  "Probe metrics (trace.csv, heads.csv) before step 1, every K steps and at the end; 0 = off")
+      ->check(CLI::Range(0, 1000000000));
+  sub->add_option("--probe-batch", o->probe_batch, "Rows of the fixed probe batch (data stream 1)")->check(CLI::Range(2, 1 << 16));
+  sub->add_option("--emerge-attn", o->emerge_attn, "Identification: active-query attention to key 0 at least this")
+      ->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--emerge-accuracy", o->emerge_accuracy, "Identification: firstrecall copy accuracy at least this")
+      ->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--emerge-ratio", o->emerge_ratio, "High-norm direction: p0_norm_ratio at least this (with --emerge-cos)")
+      ->check(CLI::Range(1e-9, 1e12));
+  sub->add_option("--emerge-cos", o->emerge_cos, "High-norm direction: p0_cos at least this (with --emerge-ratio)")
+      ->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--sink-eps", o->sink_eps, "A head sinks when its attention to key 0 exceeds this")->check(CLI::Range(0.0, 1.0));
   sub->add_option("--steps", o->steps, "Optimiser steps")->check(CLI::Range(0, 1000000000));
   sub->add_option("--lr", o->lr, "Peak learning rate (finite, > 0)")->check(kFinitePositive);
   sub->add_option("--warmup", o->warmup, "Linear warm-up steps")->check(CLI::Range(0, 1000000000));
@@ -168,7 +198,7 @@ void add_train(CLI::App& app) {
     validate(c);
     prepare_output_dir("--out", o->out, o->force);
     const fs::path dir = o->out;
-    write_file_atomic(dir / "config.toml", run_config(*sub));
+    write_file_atomic(dir / "config.toml", resolved_config(*sub));
     Model<float> model(c.model, c.batch);
     Progress progress(c.steps, c.log_every);
     const TrainResult r = train(model, c, std::ref(progress));
@@ -243,7 +273,7 @@ void add_eval(CLI::App& app) {
     nlohmann::json j{{"loss", r.loss}, {"rows", N}, {"positions", P}, {"predictions", N * P},
                      {"weights", o->weights}, {"tokens", o->tokens}};
     write_file_atomic(dir / "loss.json", j.dump(2) + "\n");
-    write_file_atomic(dir / "config.toml", run_config(*sub));
+    write_file_atomic(dir / "config.toml", resolved_config(*sub));
     std::cout << "mean loss " << fmt17(r.loss) << " over " << N * P << " predictions; wrote " << dir.string() << "\n";
   });
 }

@@ -18,9 +18,13 @@ std::string to_string(Task t) {
     case Task::markov: return "markov";
     case Task::backcopy: return "backcopy";
     case Task::repeat: return "repeat";
+    case Task::firstrecall: return "firstrecall";
+    case Task::lookup: return "lookup";
   }
   return "?";
 }
+
+std::string to_string(Filler f) { return f == Filler::markov ? "markov" : "uniform"; }
 
 namespace {
 
@@ -97,6 +101,14 @@ DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
 
   const auto Vs = static_cast<std::size_t>(V);
   stationary_.assign(Vs, 1.0 / V);
+  if (config.task == Task::firstrecall) {
+    init_firstrecall();
+    return;
+  }
+  if (config.task == Task::lookup) {
+    init_lookup();
+    return;
+  }
   if (!chain) {
     floor_ = config.task == Task::uniform ? std::log(static_cast<double>(V)) : 0.0;
     return;
@@ -195,7 +207,173 @@ DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
   }
 }
 
-void DataGenerator::fill(std::uint64_t stream, std::uint64_t batch_index, int batch, std::int32_t* rows) const {
+// firstrecall. Fillers are the tokens 0..V-k-1, triggers V-k..V-1. Row law:
+//   x_0 = a trigger (uniform among the k) with probability q, else a filler from the filler
+//   chain's stationary law f (uniform, or the Dirichlet bigram chain's);
+//   for t >= 1: if x_{t-1} was an *inserted* trigger (t-1 >= 1), x_t = x_0 (a copy, which never
+//   fires itself); else a trigger with probability q (inserted: it fires), else the next filler of
+//   the filler chain, which continues from the last fresh filler (from x_0 if it is a filler, else
+//   from an unseen stationary draw).
+// A trigger at position 0 is an ordinary token, not an inserted trigger: it does not fire (x_1 is
+// fresh), and later triggers copy it like any x_0. Were it to fire, whether x_1 is a copy would
+// depend on x_0's value and position 1 would see triggers with probability q + (1-q)q. As it is,
+// whether x_t (t >= 1) is a copy depends only on coins independent of x_0, a copy has x_0's law and
+// a fresh token has law m = q * uniform(triggers) + (1 - q) * f, which is also x_0's law: every
+// position has the marginal m, so position 0 carries no position information in its marginal.
+void DataGenerator::init_firstrecall() {
+  const DataConfig& c = config_;
+  const int V = c.vocab;
+  if (c.triggers < 1 || c.triggers >= V)
+    throw UsageError("--triggers", "must be between 1 and vocab-1 = " + std::to_string(V - 1) + ", got " + std::to_string(c.triggers));
+  if (!(c.trigger_prob > 0.0 && c.trigger_prob < 1.0))
+    throw UsageError("--trigger-prob", "firstrecall needs a probability in (0, 1), got " + fmt17(c.trigger_prob));
+  const bool markov = c.filler == Filler::markov;
+  if (markov && !(std::isfinite(c.markov_alpha) && c.markov_alpha >= 1e-3 && c.markov_alpha <= 1e6))
+    throw UsageError("--markov-alpha", "must be a finite number in [0.001, 1e6], got " + fmt17(c.markov_alpha));
+  const int n = V - c.triggers;
+  if (markov && n > 4096) throw UsageError("--vocab", "a markov filler needs at most 4096 filler tokens");
+  const auto Vs = static_cast<std::size_t>(V), ns = static_cast<std::size_t>(n);
+  is_trigger_.assign(Vs, 0);
+  fillers_.resize(ns);
+  for (int i = 0; i < V; ++i) {
+    if (i >= n) is_trigger_[static_cast<std::size_t>(i)] = 1;
+    else fillers_[static_cast<std::size_t>(i)] = i;
+  }
+  std::vector<double> f(ns, 1.0 / n);
+  if (markov) {
+    PhiloxStream rng(derive_seed(c.seed, "firstrecall-filler", 0), 0);
+    std::vector<double> P(ns * ns), logg(ns);
+    for (std::size_t i = 0; i < ns; ++i) {
+      for (auto& g : logg) g = log_gamma_variate(rng, c.markov_alpha);
+      const double top = *std::max_element(logg.begin(), logg.end());
+      double sum = 0.0;
+      for (std::size_t j = 0; j < ns; ++j) sum += P[i * ns + j] = std::exp(logg[j] - top);
+      double sum2 = 0.0;
+      for (std::size_t j = 0; j < ns; ++j) sum2 += P[i * ns + j] = std::max(P[i * ns + j] / sum, kMinTransition);
+      for (std::size_t j = 0; j < ns; ++j) P[i * ns + j] /= sum2;
+    }
+    f = stationary_of(P, n);
+    filler_cdf_.resize(ns * ns);
+    for (std::size_t i = 0; i < ns; ++i) cumulate(&P[i * ns], n, &filler_cdf_[i * ns]);
+  }
+  filler_start_cdf_.resize(ns);
+  cumulate(f.data(), n, filler_start_cdf_.data());
+  for (std::size_t i = 0; i < Vs; ++i)
+    stationary_[i] = is_trigger_[i] ? c.trigger_prob / c.triggers : (1.0 - c.trigger_prob) * f[i];
+  floor_ = std::numeric_limits<double>::quiet_NaN();
+}
+
+// lookup (layout in data.hpp). Row law: at every position not right after a query, a fact (k, v)
+// (k, v uniform) with probability q, a query q(k) (k uniform) with probability q, else a uniform
+// filler; right after q(k) comes the value of the latest fact with key k in the row, or none.
+// Position 0 has the law of every position that does not follow a query. Answer tokens (values,
+// none) occur only after queries and the chance of none falls as facts accumulate, so no position
+// t >= 1 has a marginal independent of t; position 0 is as uninformative as the task allows.
+void DataGenerator::init_lookup() {
+  const DataConfig& c = config_;
+  const int V = c.vocab;
+  if (c.keys < 1) throw UsageError("--keys", "must be at least 1, got " + std::to_string(c.keys));
+  if (c.values < 1) throw UsageError("--values", "must be at least 1, got " + std::to_string(c.values));
+  const long need = static_cast<long>(c.values) * (1 + c.keys) + c.keys + 2;
+  if (V < need)
+    throw UsageError("--vocab", "lookup with " + std::to_string(c.keys) + " keys and " + std::to_string(c.values) +
+                                    " values needs a vocab of at least values*(1+keys)+keys+2 = " + std::to_string(need) +
+                                    ", got " + std::to_string(V));
+  if (!(c.trigger_prob > 0.0 && c.trigger_prob <= 0.5))
+    throw UsageError("--trigger-prob", "lookup needs a probability in (0, 0.5], got " + fmt17(c.trigger_prob));
+  floor_ = std::numeric_limits<double>::quiet_NaN();
+  // The marginal depends on t (see above); stationary_ keeps the fresh-position law.
+  const double q = c.trigger_prob;
+  const int fillers = V - lookup_none() - 1;
+  std::fill(stationary_.begin(), stationary_.end(), 0.0);
+  for (int k = 0; k < c.keys; ++k) {
+    for (int v = 0; v < c.values; ++v) stationary_[static_cast<std::size_t>(lookup_fact(k, v))] = q / (c.keys * c.values);
+    stationary_[static_cast<std::size_t>(lookup_query(k))] = q / c.keys;
+  }
+  for (int i = lookup_none() + 1; i < V; ++i) stationary_[static_cast<std::size_t>(i)] = (1.0 - 2.0 * q) / fillers;
+}
+
+void DataGenerator::fill_firstrecall(PhiloxStream& rng, std::int32_t* x, Kind* kind) const {
+  const int N = row_length();
+  const int n = static_cast<int>(fillers_.size());
+  const double q = config_.trigger_prob;
+  const bool markov = config_.filler == Filler::markov;
+  const auto ns = static_cast<std::size_t>(n);
+  auto trigger = [&] { return static_cast<std::int32_t>(n + static_cast<int>(rng.below(static_cast<std::uint32_t>(config_.triggers)))); };
+  auto stationary_filler = [&] {
+    return markov ? sample_cdf(filler_start_cdf_.data(), n, rng.uniform())
+                  : static_cast<int>(rng.below(static_cast<std::uint32_t>(n)));
+  };
+  int state = -1;  // last fresh filler (markov)
+  auto next_filler = [&] {
+    if (!markov) return stationary_filler();
+    if (state < 0) state = stationary_filler();  // unseen start when x_0 is a trigger
+    state = sample_cdf(&filler_cdf_[static_cast<std::size_t>(state) * ns], n, rng.uniform());
+    return state;
+  };
+  if (rng.uniform() < q) {
+    x[0] = trigger();
+  } else {
+    x[0] = stationary_filler();
+    state = x[0];
+  }
+  bool fired = false;  // x_{t-1} was an inserted trigger (position 0 never is)
+  bool seen_first = false;
+  if (kind) std::fill(kind, kind + (N - 1), Kind::none);
+  for (int t = 1; t < N; ++t) {
+    if (fired) {
+      x[t] = x[0];
+      fired = false;
+      continue;
+    }
+    fired = rng.uniform() < q;
+    x[t] = fired ? trigger() : next_filler();
+    if (fired && kind && t < N - 1) {
+      kind[t] = seen_first ? Kind::active : Kind::first;
+      seen_first = true;
+    }
+  }
+}
+
+void DataGenerator::fill_lookup(PhiloxStream& rng, std::int32_t* x, Kind* kind) const {
+  const int N = row_length();
+  const int K = config_.keys, Nv = config_.values, V = config_.vocab;
+  const double q = config_.trigger_prob;
+  const int first_filler = lookup_none() + 1;
+  int memory[64];
+  std::vector<int> big;  // only when K > 64
+  int* mem = memory;
+  if (K > 64) {
+    big.resize(static_cast<std::size_t>(K));
+    mem = big.data();
+  }
+  std::fill(mem, mem + K, -1);
+  if (kind) std::fill(kind, kind + (N - 1), Kind::none);
+  int asked = -1;  // key of a query at t-1
+  for (int t = 0; t < N; ++t) {
+    if (asked >= 0) {
+      x[t] = mem[asked] >= 0 ? mem[asked] : lookup_none();
+      asked = -1;
+      continue;
+    }
+    const double u = rng.uniform();
+    if (u < q) {
+      const int k = static_cast<int>(rng.below(static_cast<std::uint32_t>(K)));
+      const int v = static_cast<int>(rng.below(static_cast<std::uint32_t>(Nv)));
+      mem[k] = v;
+      x[t] = lookup_fact(k, v);
+    } else if (u < 2.0 * q) {
+      asked = static_cast<int>(rng.below(static_cast<std::uint32_t>(K)));
+      x[t] = lookup_query(asked);
+      if (kind && t < N - 1) kind[t] = Kind::active;
+    } else {
+      x[t] = first_filler + static_cast<int>(rng.below(static_cast<std::uint32_t>(V - first_filler)));
+    }
+  }
+}
+
+void DataGenerator::fill(std::uint64_t stream, std::uint64_t batch_index, int batch, std::int32_t* rows,
+                         Kind* kinds) const {
   const int V = config_.vocab;
   const int N = row_length();
   const auto Vs = static_cast<std::size_t>(V);
@@ -204,7 +382,14 @@ void DataGenerator::fill(std::uint64_t stream, std::uint64_t batch_index, int ba
     // One counter-based stream per row: row r of batch i never depends on what came before.
     PhiloxStream rng(stream_seed, batch_index * static_cast<std::uint64_t>(batch) + static_cast<std::uint64_t>(r));
     std::int32_t* x = rows + static_cast<std::ptrdiff_t>(r) * N;  // (T+1)
+    Kind* kind = kinds ? kinds + static_cast<std::ptrdiff_t>(r) * (N - 1) : nullptr;  // (T)
     switch (config_.task) {
+      case Task::firstrecall:
+        fill_firstrecall(rng, x, kind);
+        continue;
+      case Task::lookup:
+        fill_lookup(rng, x, kind);
+        continue;
       case Task::uniform:
         for (int t = 0; t < N; ++t) x[t] = static_cast<std::int32_t>(rng.below(static_cast<std::uint32_t>(V)));
         break;
@@ -231,6 +416,16 @@ void DataGenerator::fill(std::uint64_t stream, std::uint64_t batch_index, int ba
         }
         break;
       }
+      default:
+        break;
+    }
+    if (kind) {
+      // Only backcopy scores anything among these: a trigger at t >= 1 announces a copy of x_{t-1}
+      // (at t = 0 the copied token is unseen).
+      std::fill(kind, kind + (N - 1), Kind::none);
+      if (config_.task == Task::backcopy)
+        for (int t = 1; t < N - 1; ++t)
+          if (is_trigger_[static_cast<std::size_t>(x[t])]) kind[t] = Kind::active;
     }
   }
 }

@@ -7,17 +7,38 @@
 #include <string>
 #include <vector>
 
+namespace p0sim {
+class PhiloxStream;
+}
+
 namespace p0sim::sim {
 
-enum class Task { uniform, markov, backcopy, repeat };
+enum class Task { uniform, markov, backcopy, repeat, firstrecall, lookup };
 std::string to_string(Task t);
+// Filler of firstrecall: i.i.d. uniform, or a bigram chain (rows ~ Dirichlet(markov_alpha)) over
+// the non-trigger tokens.
+enum class Filler { uniform, markov };
+std::string to_string(Filler f);
+
+// Per input position (B,T) of a filled batch: which predictions a task scores.
+// Input position t predicts row token t+1.
+enum class Kind : std::int8_t {
+  none = 0,
+  active = 1,  // an active query (firstrecall/backcopy trigger, lookup query); its target is scored
+  first = 2,   // firstrecall: also the first trigger of its row (position 0 is the only copy source)
+};
 
 struct DataConfig {
   Task task = Task::markov;
   int vocab = 64;              // V >= 2
   int seq_len = 32;            // T >= 2; each row has T+1 tokens (inputs 0..T-1, targets 1..T)
   double markov_alpha = 0.1;   // Dirichlet concentration of the bigram rows (markov, backcopy)
-  int triggers = 4;            // backcopy: number of trigger tokens k, 1 <= k < V
+  int triggers = 4;            // backcopy, firstrecall: number of trigger tokens k, 1 <= k < V
+  double trigger_prob = 0.1;   // firstrecall: insertion probability q of a trigger, in (0, 1);
+                               // lookup: probability of a fact and (separately) of a query, in (0, 0.5]
+  Filler filler = Filler::uniform;  // firstrecall
+  int keys = 4;                // lookup: keys K
+  int values = 8;              // lookup: values per key Nv
   std::uint64_t seed = 1;      // the task's structure (transition matrix, trigger set) and stream
 };
 
@@ -31,7 +52,10 @@ class DataGenerator {
 
   // rows: (batch, T+1) int32, row-major. `stream` separates independent uses of one task
   // (0 = training batches, 1 = probe/eval batches, ...).
-  void fill(std::uint64_t stream, std::uint64_t batch_index, int batch, std::int32_t* rows) const;
+  // kinds (optional): (batch, T) per input position, what the task scores there (Kind). Drawing
+  // it changes nothing in rows.
+  void fill(std::uint64_t stream, std::uint64_t batch_index, int batch, std::int32_t* rows,
+            Kind* kinds = nullptr) const;
 
   // The marginal distribution of a token at any position (stationary distribution for markov
   // and backcopy), for tests and for the entropy floor of the loss.
@@ -42,14 +66,32 @@ class DataGenerator {
   // The same over the T+1 predictions of a model with BOS, whose first prediction (of the token at
   // position 0, from BOS alone) costs the entropy of the marginal.
   double entropy_floor(bool bos) const;
-  // The trigger tokens of backcopy (ascending), empty for other tasks.
+  // The trigger tokens of backcopy and firstrecall (ascending), empty for other tasks.
   std::vector<int> trigger_tokens() const;
 
+  // lookup's vocabulary layout, in this order from token 0:
+  //   values v            0 .. Nv-1
+  //   facts (k, v)        Nv + k*Nv + v               (K*Nv tokens: "key k holds value v")
+  //   queries q(k)        Nv + K*Nv + k               (K tokens)
+  //   none                Nv + K*Nv + K               (the answer when key k had no fact yet)
+  //   fillers             the rest, up to V-1         (at least one: V >= Nv + K*Nv + K + 2)
+  int lookup_fact(int key, int value) const { return config_.values * (1 + key) + value; }
+  int lookup_query(int key) const { return config_.values * (1 + config_.keys) + key; }
+  int lookup_none() const { return config_.values * (1 + config_.keys) + config_.keys; }
+
  private:
+  void init_firstrecall();
+  void init_lookup();
+  void fill_firstrecall(PhiloxStream& rng, std::int32_t* x, Kind* kind) const;
+  void fill_lookup(PhiloxStream& rng, std::int32_t* x, Kind* kind) const;
+
   DataConfig config_;
   std::vector<double> transition_;   // (V,V) row-major, markov/backcopy
   std::vector<double> stationary_;   // (V)
-  std::vector<char> is_trigger_;     // (V) backcopy
+  std::vector<char> is_trigger_;     // (V) backcopy, firstrecall
+  std::vector<int> fillers_;         // firstrecall: the non-trigger tokens (ascending)
+  std::vector<double> filler_cdf_;   // firstrecall markov: (n,n) cumulative rows over fillers_
+  std::vector<double> filler_start_cdf_;  // firstrecall markov: (n) cumulative stationary law
   std::vector<double> row_cdf_;      // (V,V) cumulative rows of transition_, for sampling
   std::vector<double> start_cdf_;    // cumulative law of the first token (markov: V entries;
                                      // backcopy: V*V entries over the pair (x_{-1}, x_0))

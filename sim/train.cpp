@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fstream>
 #include <numbers>
+#include <optional>
 #include <sstream>
 
 #include "common/errors.hpp"
@@ -32,6 +33,7 @@ void validate(const TrainConfig& c) {
   if (c.threads < 1) throw UsageError("--threads", "must be at least 1");
   if (c.log_every < 1) throw UsageError("--log-every", "must be at least 1");
   DataGenerator check(c.data);  // the data options' own checks
+  validate(c.probe);
 }
 
 double learning_rate(const TrainConfig& c, int step) {
@@ -58,6 +60,13 @@ TrainResult train(Model<float>& model, const TrainConfig& c, const std::function
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
   const double tokens_per_step = static_cast<double>(B) * T;
+  // The probe runs its own model on its own batch and only reads the parameters, so a run with
+  // probes trains exactly the weights of a run without.
+  std::optional<Prober> prober;
+  if (c.probe.every > 0) {
+    prober.emplace(c.model, gen, c.probe);
+    result.probes.push_back(prober->probe(model, 0));
+  }
 
   for (int s = 0; s < c.steps; ++s) {
     const auto t0 = clock::now();
@@ -80,7 +89,9 @@ TrainResult train(Model<float>& model, const TrainConfig& c, const std::function
     StepLog entry{s + 1, loss, lr, grad_norm, dt > 0.0 ? tokens_per_step / dt : 0.0};
     result.log.push_back(entry);
     if (on_step) on_step(entry);
+    if (prober && ((s + 1) % c.probe.every == 0 || s + 1 == c.steps)) result.probes.push_back(prober->probe(model, s + 1));
   }
+  if (prober) result.emergence = analyse_trace(result.probes, c.probe, c.data.task);
   result.wall_seconds = std::chrono::duration<double>(clock::now() - start).count();
   result.final_loss = result.log.empty() ? std::nan("") : result.log.back().loss;
   result.tokens_per_s = result.wall_seconds > 0.0 ? tokens_per_step * c.steps / result.wall_seconds : 0.0;
@@ -98,6 +109,12 @@ nlohmann::json to_json(const TrainConfig& c) {
   j["task"] = to_string(c.data.task);
   j["markov_alpha"] = c.data.markov_alpha;
   j["triggers"] = c.data.triggers;
+  j["trigger_prob"] = c.data.trigger_prob;
+  j["filler"] = to_string(c.data.filler);
+  j["keys"] = c.data.keys;
+  j["values"] = c.data.values;
+  j["probe_every"] = c.probe.every;
+  j["probe_batch"] = c.probe.batch;
   j["batch"] = c.batch;
   j["steps"] = c.steps;
   j["lr"] = c.lr;
@@ -186,6 +203,17 @@ void write_run(const fs::path& dir, const Model<float>& model, const TrainConfig
   s["tokens_per_s"] = r.tokens_per_s;
   s["wall_seconds"] = r.wall_seconds;
   s["parameters"] = model.params().size();
+  if (!r.probes.empty()) {
+    write_trace_csv(dir / "trace.csv", r.probes);
+    write_heads_csv(dir / "heads.csv", r.probes);
+    s["probe"] = probe_summary(r.probes, r.emergence, c.probe, c.data.task, c.model.bos);
+    // The task's accuracy at the last probe, under the names the issue uses.
+    const ProbeRecord& last = r.probes.back();
+    auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    if (c.data.task == Task::firstrecall || c.data.task == Task::backcopy) s["copy_accuracy"] = num(last.accuracy);
+    if (c.data.task == Task::firstrecall) s["first_trigger_accuracy"] = num(last.first_accuracy);
+    if (c.data.task == Task::lookup) s["lookup_accuracy"] = num(last.accuracy);
+  }
   write_weights(dir / "weights", model);
   write_file_atomic(dir / "summary.json", s.dump(2) + "\n");
 }

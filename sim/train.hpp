@@ -13,6 +13,7 @@
 
 #include "sim/data.hpp"
 #include "sim/model.hpp"
+#include "sim/probe_trace.hpp"
 
 namespace p0sim::sim {
 
@@ -32,6 +33,7 @@ struct TrainConfig {
   std::uint64_t seed = 1;
   int threads = 1;       // recorded; the step is single-threaded (results never depend on it)
   int log_every = 100;
+  ProbeConfig probe;     // probes during training (off unless probe.every > 0)
 };
 
 // Throws UsageError naming the option (--batch, --steps, --lr, --warmup, --clip, ... and the
@@ -57,6 +59,8 @@ struct TrainResult {
   double wall_seconds = 0.0;
   double tokens_per_s = 0.0;  // over the whole run
   double entropy_floor = 0.0; // of the task for the model's predictions (NaN if unknown)
+  std::vector<ProbeRecord> probes;  // in step order; empty when probing is off
+  Emergence emergence;              // from probes
 };
 
 // Initialises `model` from the seed and trains it in place. `on_step` (optional) sees every step
@@ -68,7 +72,8 @@ nlohmann::json to_json(const TrainConfig& c);
 // Reads what to_json(ModelConfig) wrote. Throws UsageError(option, ...) on anything malformed.
 ModelConfig model_config_from_json(const nlohmann::json& j, const std::string& option);
 
-// Writes dir/train.csv, dir/summary.json and dir/weights/ (each file atomically).
+// Writes dir/train.csv, dir/summary.json and dir/weights/ (each file atomically), and with probes
+// dir/trace.csv and dir/heads.csv.
 void write_run(const std::filesystem::path& dir, const Model<float>& model, const TrainConfig& c,
                const TrainResult& result);
 // weights/<name>.npy for every parameter (float32, row-major) and weights/config.json.

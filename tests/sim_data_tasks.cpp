@@ -225,3 +225,180 @@ TEST_CASE("bad data configs are rejected naming the option", "[data]") {
   cfg.markov_alpha = std::nan("");
   REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--markov-alpha"));
 }
+
+TEST_CASE("the existing tasks draw the same tokens as before firstrecall and lookup were added", "[data]") {
+  // FNV-1a of batch 5 of stream 2 (50 rows, V=20, T=12, alpha 0.3, k=3, seed 11), recorded with the
+  // generator as it was before the new tasks; runs and their seeds stay reproducible across versions.
+  auto [task, expected] = GENERATE(table<Task, std::uint64_t>({
+      {Task::uniform, 0xd3e1bd44bc165661ull},
+      {Task::markov, 0x8cbf0b0417cf9a88ull},
+      {Task::backcopy, 0xaa459c52fe840177ull},
+      {Task::repeat, 0xa6397a2fbcecc340ull},
+  }));
+  CAPTURE(p0sim::sim::to_string(task));
+  DataConfig c;
+  c.task = task;
+  c.vocab = 20;
+  c.seq_len = 12;
+  c.markov_alpha = 0.3;
+  c.triggers = 3;
+  c.seed = 11;
+  DataGenerator g(c);
+  std::vector<std::int32_t> rows(static_cast<std::size_t>(50 * g.row_length())), again(rows.size());
+  std::vector<p0sim::sim::Kind> kinds(static_cast<std::size_t>(50 * c.seq_len));
+  g.fill(2, 5, 50, rows.data());
+  std::uint64_t h = 1469598103934665603ull;
+  for (auto x : rows) {
+    h ^= static_cast<std::uint32_t>(x);
+    h *= 1099511628211ull;
+  }
+  CHECK(h == expected);
+  g.fill(2, 5, 50, again.data(), kinds.data());  // asking for kinds draws the same rows
+  CHECK(again == rows);
+}
+
+TEST_CASE("firstrecall's position 0 has the same marginal as every other position", "[data]") {
+  auto [filler, q] = GENERATE(table<p0sim::sim::Filler, double>({
+      {p0sim::sim::Filler::uniform, 0.2},
+      {p0sim::sim::Filler::markov, 0.3},
+  }));
+  CAPTURE(p0sim::sim::to_string(filler), q);
+  DataConfig cfg;
+  cfg.task = Task::firstrecall;
+  cfg.vocab = 10;
+  cfg.seq_len = 20;
+  cfg.triggers = 2;
+  cfg.trigger_prob = q;
+  cfg.filler = filler;
+  cfg.markov_alpha = 0.3;
+  cfg.seed = 5;
+  DataGenerator gen(cfg);
+  const auto marginal = gen.marginal();
+  double total = 0.0, trig = 0.0;
+  for (double p : marginal) total += p;
+  for (int g : gen.trigger_tokens()) trig += marginal[static_cast<std::size_t>(g)];
+  REQUIRE_THAT(total, Catch::Matchers::WithinAbs(1.0, 1e-12));
+  REQUIRE_THAT(trig, Catch::Matchers::WithinAbs(q, 1e-12));
+  const auto rows = draw(gen, kRows);
+  for (int pos : {0, 1, 2, cfg.seq_len / 2, cfg.seq_len}) {
+    CAPTURE(pos);
+    CHECK(chi2_ratio(position_counts(rows, gen.row_length(), pos, cfg.vocab), marginal, kLevel) <= 1.0);
+  }
+  // Drawing position 0 from the fillers only (the easy mistake) is visible at this sample size.
+  std::vector<double> fillers_only(marginal);
+  for (int g : gen.trigger_tokens()) fillers_only[static_cast<std::size_t>(g)] = 0.0;
+  for (double& p : fillers_only) p /= 1.0 - q;
+  CHECK(chi2_ratio(position_counts(rows, gen.row_length(), 0, cfg.vocab), fillers_only, kLevel) > 1.0);
+}
+
+TEST_CASE("firstrecall copies position 0 after each inserted trigger and marks triggers as active", "[data]") {
+  using p0sim::sim::Kind;
+  DataConfig cfg;
+  cfg.task = Task::firstrecall;
+  cfg.vocab = 12;
+  cfg.seq_len = 24;
+  cfg.triggers = 3;
+  cfg.trigger_prob = 0.15;
+  DataGenerator gen(cfg);
+  const auto trig = gen.trigger_tokens();
+  REQUIRE(trig == std::vector<int>{9, 10, 11});  // the layout: fillers 0..V-k-1, triggers after
+  const int n_rows = 3000, N = gen.row_length(), T = cfg.seq_len;
+  std::vector<std::int32_t> rows(static_cast<std::size_t>(n_rows * N));
+  std::vector<Kind> kinds(static_cast<std::size_t>(n_rows * T));
+  gen.fill(0, 0, n_rows, rows.data(), kinds.data());
+  long active = 0, first = 0, wrong_copy = 0, wrong_first = 0, unmarked = 0, x0_trigger_repeats = 0;
+  for (int r = 0; r < n_rows; ++r) {
+    const std::int32_t* x = &rows[static_cast<std::size_t>(r * N)];
+    const Kind* k = &kinds[static_cast<std::size_t>(r * T)];
+    const bool x0_trigger = x[0] >= 9;
+    if (x0_trigger && x[1] == x[0] && k[0] == Kind::none) ++x0_trigger_repeats;
+    int firsts = 0;
+    bool seen_active = false;
+    for (int t = 0; t < T; ++t) {
+      if (k[t] == Kind::none) {
+        // An unmarked trigger at t >= 1 can only be a copy of a trigger at position 0, right after
+        // an inserted (marked) trigger; a trigger at position 0 itself does not fire.
+        if (t >= 1 && x[t] >= 9 && !(x0_trigger && x[t] == x[0] && k[t - 1] != Kind::none)) ++unmarked;
+        continue;
+      }
+      ++active;
+      if (t == 0 || x[t] < 9 || x[t + 1] != x[0]) ++wrong_copy;
+      if (k[t] == Kind::first) {
+        ++first;
+        ++firsts;
+        if (seen_active) ++wrong_first;
+      }
+      seen_active = true;
+    }
+    if (firsts > 1) ++wrong_first;
+  }
+  CHECK(active > 5000);  // about n_rows * T * q / (1 + q)
+  CHECK(first > 2000);
+  CHECK(wrong_copy == 0);
+  CHECK(wrong_first == 0);
+  CHECK(unmarked == 0);
+  // x_1 after a trigger at position 0 is fresh: it repeats x_0 only by chance (about q/k = 5%).
+  CHECK(x0_trigger_repeats < 0.1 * n_rows * 0.15);
+}
+
+TEST_CASE("lookup answers a query with the latest value of its key, or none", "[data]") {
+  using p0sim::sim::Kind;
+  DataConfig cfg;
+  cfg.task = Task::lookup;
+  cfg.keys = 3;
+  cfg.values = 4;
+  cfg.vocab = 4 * (1 + 3) + 3 + 2 + 3;  // 3 fillers
+  cfg.seq_len = 30;
+  cfg.trigger_prob = 0.15;
+  DataGenerator gen(cfg);
+  REQUIRE(gen.lookup_fact(2, 3) == 4 + 2 * 4 + 3);
+  REQUIRE(gen.lookup_query(0) == 16);
+  REQUIRE(gen.lookup_none() == 19);
+  const int n_rows = 2000, N = gen.row_length(), T = cfg.seq_len;
+  std::vector<std::int32_t> rows(static_cast<std::size_t>(n_rows * N));
+  std::vector<Kind> kinds(static_cast<std::size_t>(n_rows * T));
+  gen.fill(0, 0, n_rows, rows.data(), kinds.data());
+  long answered = 0, nones = 0, wrong = 0, mismarked = 0;
+  for (int r = 0; r < n_rows; ++r) {
+    const std::int32_t* x = &rows[static_cast<std::size_t>(r * N)];
+    int memory[3] = {-1, -1, -1};
+    bool after_query = false;
+    for (int t = 0; t < N; ++t) {
+      const bool is_query = !after_query && x[t] >= 16 && x[t] <= 18;
+      if (t < T && ((kinds[static_cast<std::size_t>(r * T + t)] == Kind::active) != is_query)) ++mismarked;
+      if (is_query && t + 1 < N) {
+        const int key = x[t] - 16, want = memory[key] >= 0 ? memory[key] : 19;
+        if (x[t + 1] != want) ++wrong;
+        ++answered;
+        nones += want == 19;
+      }
+      if (!after_query && x[t] >= 4 && x[t] < 16) memory[(x[t] - 4) / 4] = (x[t] - 4) % 4;
+      after_query = is_query;
+    }
+  }
+  CHECK(answered > 5000);
+  CHECK(nones > 500);               // both kinds of answer occur
+  CHECK(answered - nones > 2000);
+  CHECK(wrong == 0);
+  CHECK(mismarked == 0);
+}
+
+TEST_CASE("bad firstrecall and lookup configs are rejected naming the option", "[data]") {
+  DataConfig cfg;
+  cfg.task = Task::firstrecall;
+  cfg.trigger_prob = 1.0;
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--trigger-prob"));
+  cfg.trigger_prob = 0.1;
+  cfg.triggers = cfg.vocab;
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--triggers"));
+  cfg = {};
+  cfg.task = Task::lookup;
+  cfg.vocab = 20;  // 4 keys x 8 values need 8*5+4+2 = 46
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--vocab"));
+  cfg.vocab = 64;
+  cfg.trigger_prob = 0.6;
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--trigger-prob"));
+  cfg.trigger_prob = 0.1;
+  cfg.keys = 0;
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--keys"));
+}

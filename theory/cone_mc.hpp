@@ -3,6 +3,7 @@
 // prefix sums, norms), one counter-based Philox stream per trial, so the result does not depend
 // on the thread count.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/stats.hpp"
@@ -12,17 +13,64 @@ namespace p0sim::theory {
 
 struct McOptions {
   std::int64_t trials = 10000;
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 1;  // base seed; each point derives its own (point_seed) from it
   int threads = 1;
 };
 
 // Running statistics per requested position (same order as `positions`) and quantity
 // (indexed by static_cast<int>(Quantity)).
+// - p0_largest_prob is one estimate per trial (not per position); it is copied to every position.
+// - norm_sq_var: mean = the unbiased sample variance s^2 of ||o_t||^2; std_error() = the
+//   delta-method standard error of s^2, sqrt((m4 - (n-3)/(n-1) s^4) / n) with m4 the sample
+//   4th central moment, so ci_half_width() is an asymptotic interval.
+// - p0_largest_union_bound has no Monte Carlo estimate (n = 0).
 struct McResult {
   std::vector<int> positions;
   std::vector<std::vector<RunningStats>> stats;  // [position index][quantity]
 };
 
+// Positions must be distinct and in [0, T). Throws UsageError for an invalid point (validate())
+// and rethrows a failure of the cap sampler.
 McResult simulate(const ConePoint& p, const std::vector<int>& positions, const McOptions& opt);
+
+// The seed of a point's streams: depends on the base seed and on the model parameters the point
+// uses (not on the mask, so the bidirectional control sees the same value vectors as the causal run).
+std::uint64_t point_seed(const ConePoint& p, std::uint64_t base_seed);
+std::string point_key(const ConePoint& p);
+
+// --- the normal generator --------------------------------------------------------------------
+// Philox4x32-10 (Random123's constants, key = seed, counter = (block lo, block hi, stream lo,
+// stream hi), as p0sim::PhiloxStream) evaluated for 32 blocks per call (AVX-512: four vectors of
+// 8 blocks on 64-bit lanes, interleaved), then Box-Muller in float, 16 pairs per vector:
+// radius from 23 bits of one word (u in (0,1), so |z| <= sqrt(48 ln 2) = 5.77, a tail of
+// probability 8e-9 is cut), angle from the other word (2 bits pick the quadrant, 30 bits a
+// uniform angle in [-pi/4, pi/4) that is never 0). Only exactly rounded operations (+, *, sqrt,
+// int->float, bit logic) and no fused multiply-add, so the AVX-512 path and the scalar path give
+// bit-identical numbers.
+// Normals per call: 32 Philox blocks x 4 words, 2 words per 2 normals; out[64 s + l], out[64 s +
+// 16 + l] come from words 0,1 of block block0 + 16 s + l, out[64 s + 32 + l], out[64 s + 48 + l]
+// from its words 2,3.
+inline constexpr int kNormalsPerCall = 128;
+
+// kNormalsPerCall standard normals from Philox blocks block0 .. (block0 a multiple of 32).
+void philox_normals(float* out, std::uint64_t key, std::uint64_t stream, std::uint64_t block0);
+// The portable reference of the same function (used where AVX-512 is absent; tested equal).
+void philox_normals_scalar(float* out, std::uint64_t key, std::uint64_t stream, std::uint64_t block0);
+// Whether philox_normals runs the AVX-512 code.
+bool philox_normals_vectorised();
+
+// A stream of standard normals for (key, stream): fill() continues where the last call stopped.
+class NormalStream {
+ public:
+  NormalStream(std::uint64_t key, std::uint64_t stream) : key_(key), stream_(stream) {}
+  void fill(float* out, std::int64_t n);
+
+ private:
+  std::uint64_t key_;
+  std::uint64_t stream_;
+  std::uint64_t next_block_ = 0;
+  int left_ = 0;  // unused normals at the end of spare_
+  alignas(64) float spare_[kNormalsPerCall];
+};
 
 }  // namespace p0sim::theory

@@ -1,0 +1,220 @@
+#include "sim/probe_trace.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "common/errors.hpp"
+#include "common/files.hpp"
+#include "common/format.hpp"
+
+namespace p0sim::sim {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+nlohmann::json step_or_null(const std::optional<int>& s) { return s ? nlohmann::json(*s) : nlohmann::json(nullptr); }
+
+void check_fraction(const char* option, double v) {
+  if (!(std::isfinite(v) && v >= 0.0 && v <= 1.0)) throw UsageError(option, "must be in [0, 1], got " + fmt17(v));
+}
+
+// Layers whose heads count for the sink claim: the heads of a later layer read a P0 state that
+// earlier layers built (with one layer there is no later one, so layer 0).
+int first_sink_layer(int L) { return L > 1 ? 1 : 0; }
+
+}  // namespace
+
+void validate(const ProbeConfig& c) {
+  if (c.every < 0) throw UsageError("--probe-every", "must be at least 0 (0 = off), got " + std::to_string(c.every));
+  // p0_cos is pairwise, so at least two rows.
+  if (c.batch < 2) throw UsageError("--probe-batch", "must be at least 2, got " + std::to_string(c.batch));
+  check_fraction("--emerge-attn", c.emerge_attn);
+  check_fraction("--emerge-accuracy", c.emerge_accuracy);
+  check_fraction("--emerge-cos", c.emerge_cos);
+  check_fraction("--sink-eps", c.sink_eps);
+  if (!(std::isfinite(c.emerge_ratio) && c.emerge_ratio > 0.0))
+    throw UsageError("--emerge-ratio", "must be a finite number > 0, got " + fmt17(c.emerge_ratio));
+}
+
+Prober::Prober(const ModelConfig& model, const DataGenerator& data, const ProbeConfig& config)
+    : config_(config), task_(data.config().task), model_(model, config.batch) {
+  validate(config);
+  const int N = config.batch, T = model.seq_len, P = model.positions(), bos = model.bos ? 1 : 0;
+  rows_.resize(static_cast<std::size_t>(N) * data.row_length());
+  kinds_.resize(static_cast<std::size_t>(N) * T);
+  // Stream 1: independent of the training batches (stream 0), identical at every probe.
+  data.fill(1, 0, N, rows_.data(), kinds_.data());
+  active_.assign(static_cast<std::size_t>(N) * P, 0);
+  for (int n = 0; n < N; ++n)
+    for (int t = 0; t < T; ++t)
+      active_[static_cast<std::size_t>(n) * P + t + bos] = kinds_[static_cast<std::size_t>(n) * T + t] != Kind::none;
+}
+
+ProbeRecord Prober::probe(const Model<float>& trained, int step) {
+  const ModelConfig& mc = model_.config();
+  const int N = config_.batch, T = mc.seq_len, P = mc.positions(), C = mc.d_model, H = mc.heads, L = mc.layers;
+  const int V = mc.vocab, bos = mc.bos ? 1 : 0, row_len = T + 1;
+  model_.params() = trained.params();
+  ProbeRecord r;
+  r.step = step;
+  r.loss = static_cast<double>(model_.forward(rows_.data(), N));
+
+  // Accuracy: argmax of the prediction made at input t (model position t + bos) against token t+1.
+  const float* logits = model_.logits();  // (N,P,V)
+  long hit = 0, first_hit = 0;
+  for (int n = 0; n < N; ++n) {
+    for (int t = 0; t < T; ++t) {
+      const Kind k = kinds_[static_cast<std::size_t>(n) * T + t];
+      if (k == Kind::none) continue;
+      const float* z = logits + (static_cast<long>(n) * P + t + bos) * V;
+      const bool ok = std::max_element(z, z + V) - z == rows_[static_cast<std::size_t>(n) * row_len + t + 1];
+      ++r.scored;
+      hit += ok;
+      if (k == Kind::first) {
+        ++r.first_scored;
+        first_hit += ok;
+      }
+    }
+  }
+  r.accuracy = r.scored > 0 ? static_cast<double>(hit) / static_cast<double>(r.scored) : kNaN;
+  r.first_accuracy = r.first_scored > 0 ? static_cast<double>(first_hit) / static_cast<double>(r.first_scored) : kNaN;
+
+  // Sigmoid attention is unnormalised: its metrics use the row-normalised |A| proxy (DESIGN.md 5).
+  const bool proxy = mc.attn == Attn::sigmoid;
+  const bool has_active = r.scored > 0;
+  r.layers.resize(static_cast<std::size_t>(L));
+  for (int l = 0; l < L; ++l) {
+    LayerProbe& lp = r.layers[static_cast<std::size_t>(l)];
+    lp.state = state_metrics(model_.hidden(l + 1), N, P, C);  // (N,P,C)
+    lp.mid = state_metrics(model_.hidden_mid(l), N, P, C);    // (N,P,C)
+    lp.heads = head_attention(model_.attention(l), N, H, P, proxy, has_active ? &active_ : nullptr);  // (N,H,P,P)
+    lp.sink = sink_metrics(lp.heads, config_.sink_eps);
+  }
+  return r;
+}
+
+Emergence analyse_trace(std::vector<ProbeRecord>& trace, const ProbeConfig& c, Task task) {
+  for (ProbeRecord& r : trace) {
+    const int L = static_cast<int>(r.layers.size());
+    double best_active = -1.0;
+    int first_high = -1;
+    bool spread = false, sink = false, p1_high = false;
+    for (int l = 0; l < L; ++l) {
+      const LayerProbe& lp = r.layers[static_cast<std::size_t>(l)];
+      for (const HeadAttention& h : lp.heads)
+        if (std::isfinite(h.attn_to_0_active)) best_active = std::max(best_active, h.attn_to_0_active);
+      const bool high = lp.state.p0_norm_ratio >= c.emerge_ratio && lp.state.p0_cos >= c.emerge_cos;
+      if (high) {
+        if (first_high < 0) first_high = l;
+        if (lp.state.p1_norm_ratio >= c.emerge_ratio) p1_high = true;
+      }
+      if (l >= first_sink_layer(L) && lp.sink.sink_rate > 0.0) {
+        sink = true;
+        // Spread: among the sinking heads, key 1 takes at least half of what key 0 takes.
+        for (const HeadAttention& h : lp.heads)
+          if (h.attn_to_0 > c.sink_eps && h.attn_to_1 >= 0.5 * h.attn_to_0) spread = true;
+      }
+    }
+    r.identification = task == Task::firstrecall && std::isfinite(r.accuracy) && r.accuracy >= c.emerge_accuracy &&
+                       best_active >= c.emerge_attn;
+    r.high_norm = first_high >= 0;
+    r.sink = sink;
+    if (sink && (spread || p1_high)) r.stage = "transitional";
+    else if (sink && first_high >= 0 && first_high <= 1) r.stage = "final";
+    else if (first_high >= 0) r.stage = "early";
+    else r.stage = "none";
+  }
+  // First step from which a claim holds at every later probe: walk back from the last probe.
+  auto emergence = [&](bool ProbeRecord::*claim) -> std::optional<int> {
+    std::optional<int> step;
+    for (auto it = trace.rbegin(); it != trace.rend() && (*it).*claim; ++it) step = it->step;
+    return step;
+  };
+  return {emergence(&ProbeRecord::identification), emergence(&ProbeRecord::high_norm), emergence(&ProbeRecord::sink)};
+}
+
+void write_trace_csv(const std::filesystem::path& path, const std::vector<ProbeRecord>& trace) {
+  AtomicFile f(path);
+  auto& o = f.stream();
+  // Per (step, layer): the state after block `layer` (p0_*, rest_norm, p1_norm_ratio, massive_ratio),
+  // the same after its attention sublayer (mid_*), the layer's head summary, and the probe batch's
+  // loss and task accuracy (repeated on each layer's row; empty when the task scores nothing).
+  o << "step,layer,p0_norm,rest_norm,p0_norm_ratio,p1_norm_ratio,p0_cos,massive_ratio,"
+       "mid_p0_norm,mid_rest_norm,mid_p0_norm_ratio,mid_p1_norm_ratio,mid_p0_cos,mid_massive_ratio,"
+       "sink_rate,attn_to_0,attn_to_1,loss,accuracy,first_accuracy,stage\n";
+  auto v = [](double x) { return std::isfinite(x) ? fmt17(x) : std::string(); };
+  for (const ProbeRecord& r : trace)
+    for (std::size_t l = 0; l < r.layers.size(); ++l) {
+      const LayerProbe& lp = r.layers[l];
+      o << r.step << ',' << l;
+      for (const StateMetrics* m : {&lp.state, &lp.mid})
+        o << ',' << v(m->p0_norm) << ',' << v(m->rest_norm) << ',' << v(m->p0_norm_ratio) << ',' << v(m->p1_norm_ratio) << ','
+          << v(m->p0_cos) << ',' << v(m->massive_ratio);
+      o << ',' << v(lp.sink.sink_rate) << ',' << v(lp.sink.attn_to_0) << ',' << v(lp.sink.attn_to_1) << ',' << v(r.loss)
+        << ',' << v(r.accuracy) << ',' << v(r.first_accuracy) << ',' << r.stage << '\n';
+    }
+  f.commit();
+}
+
+void write_heads_csv(const std::filesystem::path& path, const std::vector<ProbeRecord>& trace) {
+  AtomicFile f(path);
+  auto& o = f.stream();
+  // attn_to_0_active: over the task's active queries (trigger / query positions); empty if none.
+  o << "step,layer,head,attn_to_0,attn_to_1,attn_to_0_active\n";
+  auto v = [](double x) { return std::isfinite(x) ? fmt17(x) : std::string(); };
+  for (const ProbeRecord& r : trace)
+    for (std::size_t l = 0; l < r.layers.size(); ++l)
+      for (std::size_t h = 0; h < r.layers[l].heads.size(); ++h) {
+        const HeadAttention& a = r.layers[l].heads[h];
+        o << r.step << ',' << l << ',' << h << ',' << v(a.attn_to_0) << ',' << v(a.attn_to_1) << ','
+          << v(a.attn_to_0_active) << '\n';
+      }
+  f.commit();
+}
+
+nlohmann::json probe_summary(const std::vector<ProbeRecord>& trace, const Emergence& e, const ProbeConfig& c, Task task,
+                             bool bos) {
+  nlohmann::json j;
+  j["position_0"] = bos ? "the BOS position (the first position the model sees)" : "the first token";
+  j["every"] = c.every;
+  j["batch"] = c.batch;
+  j["thresholds"] = {{"emerge_attn", c.emerge_attn},   {"emerge_accuracy", c.emerge_accuracy},
+                     {"emerge_ratio", c.emerge_ratio}, {"emerge_cos", c.emerge_cos},
+                     {"sink_eps", c.sink_eps}};
+  j["emergence"] = {{"identification", step_or_null(e.identification)},
+                    {"high_norm", step_or_null(e.high_norm)},
+                    {"sink", step_or_null(e.sink)}};
+  nlohmann::json history = nlohmann::json::array();
+  for (const ProbeRecord& r : trace) history.push_back({{"step", r.step}, {"stage", r.stage}});
+  j["stage_history"] = history;
+  if (trace.empty()) return j;
+  const ProbeRecord& last = trace.back();
+  j["final_step"] = last.step;
+  j["final_stage"] = last.stage;
+  nlohmann::json layers = nlohmann::json::array();
+  for (const LayerProbe& lp : last.layers) {
+    nlohmann::json heads = nlohmann::json::array();
+    for (const HeadAttention& h : lp.heads)
+      heads.push_back({{"attn_to_0", num(h.attn_to_0)}, {"attn_to_1", num(h.attn_to_1)}, {"attn_to_0_active", num(h.attn_to_0_active)}});
+    layers.push_back({{"p0_norm", num(lp.state.p0_norm)},
+                      {"rest_norm", num(lp.state.rest_norm)},
+                      {"p0_norm_ratio", num(lp.state.p0_norm_ratio)},
+                      {"p1_norm_ratio", num(lp.state.p1_norm_ratio)},
+                      {"p0_cos", num(lp.state.p0_cos)},
+                      {"massive_ratio", num(lp.state.massive_ratio)},
+                      {"mid_p0_norm_ratio", num(lp.mid.p0_norm_ratio)},
+                      {"mid_p1_norm_ratio", num(lp.mid.p1_norm_ratio)},
+                      {"mid_p0_cos", num(lp.mid.p0_cos)},
+                      {"sink_rate", num(lp.sink.sink_rate)},
+                      {"attn_to_0", num(lp.sink.attn_to_0)},
+                      {"attn_to_1", num(lp.sink.attn_to_1)},
+                      {"heads", heads}});
+  }
+  j["final_layers"] = layers;
+  j["final_loss"] = num(last.loss);
+  return j;
+}
+
+}  // namespace p0sim::sim

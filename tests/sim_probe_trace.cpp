@@ -1,0 +1,156 @@
+// Probes during training (issue 4): they must not perturb training, and the emergence steps and
+// stages must follow the issue's definitions exactly.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "common/errors.hpp"
+#include "sim/train.hpp"
+
+namespace fs = std::filesystem;
+using namespace p0sim::sim;
+
+namespace {
+
+TrainConfig tiny_firstrecall() {
+  TrainConfig c;
+  c.model.vocab = 8;
+  c.model.d_model = 16;
+  c.model.heads = 2;
+  c.model.layers = 2;
+  c.model.d_ff = 32;
+  c.model.seq_len = 8;
+  c.data.task = Task::firstrecall;
+  c.data.vocab = 8;
+  c.data.seq_len = 8;
+  c.data.triggers = 2;
+  c.data.trigger_prob = 0.2;
+  c.batch = 4;
+  c.steps = 12;
+  c.lr = 3e-3;
+  c.seed = 3;
+  c.probe.batch = 16;  // larger than the training batch: the probe model must be its own
+  return c;
+}
+
+// A probe record with L layers of H heads and neutral metrics (ratio 1, no direction, no sink).
+ProbeRecord record(int step, int L, int H = 2) {
+  ProbeRecord r;
+  r.step = step;
+  r.accuracy = 0.0;
+  r.layers.resize(static_cast<std::size_t>(L));
+  for (LayerProbe& lp : r.layers) {
+    lp.state.p0_norm_ratio = lp.state.p1_norm_ratio = 1.0;
+    lp.state.p0_cos = 0.0;
+    lp.heads.assign(static_cast<std::size_t>(H), HeadAttention{0.1, 0.1, 0.1});
+    lp.sink = sink_metrics(lp.heads, 0.3);
+  }
+  return r;
+}
+
+void make_high_norm(ProbeRecord& r, int layer) {
+  r.layers[static_cast<std::size_t>(layer)].state.p0_norm_ratio = 5.0;
+  r.layers[static_cast<std::size_t>(layer)].state.p0_cos = 0.95;
+}
+
+void make_sink(ProbeRecord& r, int layer, double to0, double to1) {
+  LayerProbe& lp = r.layers[static_cast<std::size_t>(layer)];
+  lp.heads[0] = HeadAttention{to0, to1, to0};
+  lp.sink = sink_metrics(lp.heads, 0.3);
+}
+
+}  // namespace
+
+TEST_CASE("probing during training leaves the trained weights bit-identical", "[probe][train]") {
+  TrainConfig with = tiny_firstrecall(), without = tiny_firstrecall();
+  with.probe.every = 5;
+  without.probe.every = 0;
+  Model<float> a(with.model, with.batch), b(without.model, without.batch);
+  const TrainResult ra = train(a, with);
+  const TrainResult rb = train(b, without);
+  REQUIRE(ra.probes.size() == 4);  // steps 0, 5, 10 and the last, 12
+  CHECK(ra.probes.front().step == 0);
+  CHECK(ra.probes.back().step == 12);
+  CHECK(rb.probes.empty());
+  REQUIRE(a.params().size() == b.params().size());
+  CHECK(std::memcmp(a.params().data(), b.params().data(), sizeof(float) * static_cast<std::size_t>(a.params().size())) == 0);
+  for (std::size_t s = 0; s < ra.log.size(); ++s) CHECK(ra.log[s].loss == rb.log[s].loss);
+  // The fixed probe batch scores firstrecall's triggers, so accuracies are defined.
+  CHECK(ra.probes.back().scored > 0);
+  CHECK(std::isfinite(ra.probes.back().accuracy));
+  CHECK(ra.probes.back().layers.size() == 2);
+  CHECK(ra.probes.back().layers[1].heads.size() == 2);
+}
+
+TEST_CASE("a claim emerges at the first probe from which it holds at every later probe", "[probe]") {
+  ProbeConfig c;
+  std::vector<ProbeRecord> trace;
+  for (int s = 0; s <= 40; s += 10) trace.push_back(record(s, 2));
+  // high norm at 0, lost at 10, back from 20 on: emerges at 20, not 0.
+  for (int i : {0, 2, 3, 4}) make_high_norm(trace[static_cast<std::size_t>(i)], 0);
+  // A sink in layer 1 at 30 but not at the last probe: never emerged.
+  make_sink(trace[3], 1, 0.9, 0.01);
+  // Identification at the last two probes: accuracy and active attention both above threshold.
+  for (int i : {3, 4}) {
+    trace[static_cast<std::size_t>(i)].accuracy = 0.95;
+    trace[static_cast<std::size_t>(i)].layers[1].heads[1].attn_to_0_active = 0.8;
+  }
+  // ... but at 20 only the attention, not the accuracy.
+  trace[2].layers[1].heads[1].attn_to_0_active = 0.8;
+  const Emergence e = analyse_trace(trace, c, Task::firstrecall);
+  CHECK(e.high_norm == 20);
+  CHECK_FALSE(e.sink.has_value());
+  CHECK(e.identification == 30);
+  // Identification is only claimed on firstrecall.
+  CHECK_FALSE(analyse_trace(trace, c, Task::lookup).identification.has_value());
+}
+
+TEST_CASE("a sink in the first layer does not count when later layers exist", "[probe]") {
+  std::vector<ProbeRecord> trace{record(0, 2)};
+  make_sink(trace[0], 0, 0.9, 0.0);
+  CHECK_FALSE(analyse_trace(trace, ProbeConfig{}, Task::markov).sink.has_value());
+  std::vector<ProbeRecord> one_layer{record(0, 1)};
+  make_sink(one_layer[0], 0, 0.9, 0.0);
+  CHECK(analyse_trace(one_layer, ProbeConfig{}, Task::markov).sink == 0);
+}
+
+TEST_CASE("stages follow the paper: none, early in a deeper block, transitional spread, final on position 0", "[probe]") {
+  ProbeConfig c;
+  std::vector<ProbeRecord> t(5, record(0, 4));
+  for (int i = 0; i < 5; ++i) t[static_cast<std::size_t>(i)].step = 10 * i;
+  // 0: nothing.  1: high norm only in block 3.  2: a sink spread over keys 0 and 1.
+  // 3: high norm in block 1 and a sink on key 0.  4: high norm in block 3 with a sink on key 0
+  //    (the direction not in the first two blocks: still early).
+  make_high_norm(t[1], 3);
+  make_high_norm(t[2], 1);
+  make_sink(t[2], 2, 0.5, 0.3);
+  make_high_norm(t[3], 1);
+  make_sink(t[3], 2, 0.9, 0.02);
+  make_high_norm(t[4], 3);
+  make_sink(t[4], 2, 0.9, 0.02);
+  analyse_trace(t, c, Task::markov);
+  CHECK(t[0].stage == "none");
+  CHECK(t[1].stage == "early");
+  CHECK(t[2].stage == "transitional");
+  CHECK(t[3].stage == "final");
+  CHECK(t[4].stage == "early");
+}
+
+TEST_CASE("bad probe settings are rejected naming the option", "[probe]") {
+  ProbeConfig c;
+  c.every = -1;
+  CHECK_THROWS_WITH(validate(c), Catch::Contains("--probe-every"));
+  c = {};
+  c.batch = 1;
+  CHECK_THROWS_WITH(validate(c), Catch::Contains("--probe-batch"));
+  c = {};
+  c.sink_eps = 1.5;
+  CHECK_THROWS_WITH(validate(c), Catch::Contains("--sink-eps"));
+  c = {};
+  c.emerge_ratio = 0.0;
+  CHECK_THROWS_WITH(validate(c), Catch::Contains("--emerge-ratio"));
+}

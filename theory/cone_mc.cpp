@@ -1,0 +1,757 @@
+// Monte Carlo of the cone model (issue 2). Dimension legend: T positions, d = H*k value
+// dimension (H heads of k = d/H), P requested positions, CH value vectors per generated chunk.
+//
+// Trials are cut into fixed blocks of kTrialsPerBlock; threads compute the blocks of a wave in any
+// order, and the blocks' sums are merged in block order, so every thread count gives the same bits.
+#include "theory/cone_mc.hpp"
+
+// GCC 12 reports the _mm512_undefined_* placeholders inside its own AVX-512 intrinsics (reached
+// through Eigen's reductions and the generator below) as maybe-uninitialized: a false positive.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+#include "common/errors.hpp"
+#include "common/format.hpp"
+#include "common/rng.hpp"
+#include "theory/cone_math.hpp"
+
+namespace p0sim::theory {
+
+// ---------------------------------------------------------------------------------------------
+// Normal generator: Philox4x32-10 + Box-Muller, scalar reference and AVX-512 twin.
+// No fused multiply-add in this section: the vectorised and the scalar generator must round
+// identically, and GCC contracts a*b+c (even written with intrinsics) unless told not to.
+// (GCC 12 then warns about its own _mm512_undefined_* inside the intrinsics: a false positive.)
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+namespace {
+
+constexpr std::uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;  // Random123 Philox4x32 multipliers
+constexpr std::uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;  // Weyl key increments
+constexpr float kSqrtHalf = 0.707106781186547524f;
+constexpr float kAngleScale = 7.3145302892606e-10f;  // pi * 2^-32: odd integers up to 2^30 -> |phi| < pi/4
+// Cephes logf / sinf / cosf minimax coefficients (accurate to a few ulp on the reduced ranges).
+constexpr float kLogP[9] = {7.0376836292E-2f,  -1.1514610310E-1f, 1.1676998740E-1f,
+                            -1.2420140846E-1f, 1.4249322787E-1f,  -1.6668057665E-1f,
+                            2.0000714765E-1f,  -2.4999993993E-1f, 3.3333331174E-1f};
+constexpr float kLogQ1 = -2.12194440e-4f, kLogQ2 = 0.693359375f;
+constexpr float kSin0 = -1.9515295891E-4f, kSin1 = 8.3321608736E-3f, kSin2 = -1.6666654611E-1f;
+constexpr float kCos0 = 2.443315711809948E-5f, kCos1 = -1.388731625493765E-3f, kCos2 = 4.166664568298827E-2f;
+
+inline std::uint32_t f2u(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+inline float u2f(std::uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+// The two normals of one Box-Muller pair, from the radius word w1 and the angle word w2.
+inline void box_muller_scalar(std::uint32_t w1, std::uint32_t w2, float& z1, float& z2) {
+  // ln u, u = (w1>>9 + 1/2) 2^-23 in (0,1), exactly as Cephes logf with its range reduction.
+  const float u = (static_cast<float>(w1 >> 9) + 0.5f) * 0x1p-23f;
+  const std::uint32_t bits = f2u(u);
+  std::int32_t e = static_cast<std::int32_t>(bits >> 23) - 126;
+  const float mant = u2f((bits & 0x007fffffu) | 0x3f000000u);  // in [0.5, 1)
+  const bool low = mant < kSqrtHalf;
+  float x = mant - 1.0f;
+  x = x + (low ? mant : 0.0f);
+  e = e - (low ? 1 : 0);
+  const float fe = static_cast<float>(e);
+  const float zz = x * x;
+  float y = kLogP[0];
+  for (int i = 1; i < 9; ++i) {
+    y = y * x;
+    y = y + kLogP[i];
+  }
+  y = y * x;
+  y = y * zz;
+  y = y + fe * kLogQ1;
+  y = y - 0.5f * zz;
+  float lnu = x + y;
+  lnu = lnu + fe * kLogQ2;
+  const float r = std::sqrt(-2.0f * lnu);
+
+  const std::int32_t odd = static_cast<std::int32_t>((w2 & 0x3fffffffu) << 1) - 0x3fffffff;
+  const float phi = static_cast<float>(odd) * kAngleScale;
+  const float p2 = phi * phi;
+  float s = kSin0 * p2;
+  s = s + kSin1;
+  s = s * p2;
+  s = s + kSin2;
+  s = s * p2;
+  s = s * phi;
+  s = s + phi;
+  float c = kCos0 * p2;
+  c = c + kCos1;
+  c = c * p2;
+  c = c + kCos2;
+  c = c * p2;
+  c = c * p2;
+  c = c - 0.5f * p2;
+  c = c + 1.0f;
+  // Rotate by the quadrant q = w2 >> 30: (cos, sin)(q pi/2 + phi).
+  const bool swap = (w2 & 0x40000000u) != 0;
+  float a = swap ? s : c;
+  float b = swap ? c : s;
+  a = u2f(f2u(a) ^ ((w2 ^ (w2 << 1)) & 0x80000000u));
+  b = u2f(f2u(b) ^ (w2 & 0x80000000u));
+  z1 = r * a;
+  z2 = r * b;
+}
+
+inline void mulhilo(std::uint32_t a, std::uint32_t b, std::uint32_t& hi, std::uint32_t& lo) {
+  const std::uint64_t p = static_cast<std::uint64_t>(a) * b;
+  hi = static_cast<std::uint32_t>(p >> 32);
+  lo = static_cast<std::uint32_t>(p);
+}
+
+}  // namespace
+
+void philox_normals_scalar(float* out, std::uint64_t key, std::uint64_t stream, std::uint64_t block0) {
+  for (int lane = 0; lane < kNormalsPerCall / 4; ++lane) {
+    const std::uint64_t block = block0 + static_cast<std::uint64_t>(lane);
+    float* o = out + 64 * (lane / 16);
+    std::uint32_t x0 = static_cast<std::uint32_t>(block), x1 = static_cast<std::uint32_t>(block >> 32);
+    std::uint32_t x2 = static_cast<std::uint32_t>(stream), x3 = static_cast<std::uint32_t>(stream >> 32);
+    std::uint32_t k0 = static_cast<std::uint32_t>(key), k1 = static_cast<std::uint32_t>(key >> 32);
+    for (int round = 0; round < 10; ++round) {
+      if (round > 0) {
+        k0 += kW0;
+        k1 += kW1;
+      }
+      std::uint32_t hi0, lo0, hi1, lo1;
+      mulhilo(kM0, x0, hi0, lo0);
+      mulhilo(kM1, x2, hi1, lo1);
+      const std::uint32_t n0 = hi1 ^ x1 ^ k0, n2 = hi0 ^ x3 ^ k1;
+      x0 = n0;
+      x1 = lo1;
+      x2 = n2;
+      x3 = lo0;
+    }
+    box_muller_scalar(x0, x1, o[lane % 16], o[16 + lane % 16]);
+    box_muller_scalar(x2, x3, o[32 + lane % 16], o[48 + lane % 16]);
+  }
+}
+
+#if defined(__AVX512F__)
+namespace {
+
+inline void mulhilo16(__m512i a, __m512i m, __m512i& hi, __m512i& lo) {
+  const __m512i even = _mm512_mul_epu32(a, m);                         // lanes 0,2,.. as 64-bit
+  const __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);   // lanes 1,3,..
+  lo = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
+  hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
+}
+
+// N batches of 16 Box-Muller pairs, each step applied to all N before the next, so the long
+// dependency chains (log polynomial, sin/cos polynomials) of the batches overlap.
+template <int N>
+inline void box_muller16xN(const __m512i (&w1)[N], const __m512i (&w2)[N], float* const (&z1)[N], float* const (&z2)[N]) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  __m512 x[N], fe[N], zz[N], y[N], r[N];
+  for (int i = 0; i < N; ++i) {
+    const __m512 u = _mm512_mul_ps(_mm512_add_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(w1[i], 9)), _mm512_set1_ps(0.5f)),
+                                   _mm512_set1_ps(0x1p-23f));
+    const __m512i bits = _mm512_castps_si512(u);
+    __m512i e = _mm512_sub_epi32(_mm512_srli_epi32(bits, 23), _mm512_set1_epi32(126));
+    const __m512 mant = _mm512_castsi512_ps(
+        _mm512_or_si512(_mm512_and_si512(bits, _mm512_set1_epi32(0x007fffff)), _mm512_set1_epi32(0x3f000000)));
+    const __mmask16 low = _mm512_cmp_ps_mask(mant, _mm512_set1_ps(kSqrtHalf), _CMP_LT_OQ);
+    x[i] = _mm512_sub_ps(mant, one);
+    x[i] = _mm512_add_ps(x[i], _mm512_maskz_mov_ps(low, mant));
+    e = _mm512_mask_sub_epi32(e, low, e, _mm512_set1_epi32(1));
+    fe[i] = _mm512_cvtepi32_ps(e);
+    zz[i] = _mm512_mul_ps(x[i], x[i]);
+    y[i] = _mm512_set1_ps(kLogP[0]);
+  }
+  for (int k = 1; k < 9; ++k)
+    for (int i = 0; i < N; ++i) y[i] = _mm512_add_ps(_mm512_mul_ps(y[i], x[i]), _mm512_set1_ps(kLogP[k]));
+  for (int i = 0; i < N; ++i) {
+    y[i] = _mm512_mul_ps(y[i], x[i]);
+    y[i] = _mm512_mul_ps(y[i], zz[i]);
+    y[i] = _mm512_add_ps(y[i], _mm512_mul_ps(fe[i], _mm512_set1_ps(kLogQ1)));
+    y[i] = _mm512_sub_ps(y[i], _mm512_mul_ps(_mm512_set1_ps(0.5f), zz[i]));
+    __m512 lnu = _mm512_add_ps(x[i], y[i]);
+    lnu = _mm512_add_ps(lnu, _mm512_mul_ps(fe[i], _mm512_set1_ps(kLogQ2)));
+    r[i] = _mm512_sqrt_ps(_mm512_mul_ps(_mm512_set1_ps(-2.0f), lnu));
+  }
+  for (int i = 0; i < N; ++i) {
+    const __m512i odd = _mm512_sub_epi32(_mm512_slli_epi32(_mm512_and_si512(w2[i], _mm512_set1_epi32(0x3fffffff)), 1),
+                                         _mm512_set1_epi32(0x3fffffff));
+    const __m512 phi = _mm512_mul_ps(_mm512_cvtepi32_ps(odd), _mm512_set1_ps(kAngleScale));
+    const __m512 p2 = _mm512_mul_ps(phi, phi);
+    __m512 s = _mm512_mul_ps(_mm512_set1_ps(kSin0), p2);
+    s = _mm512_add_ps(s, _mm512_set1_ps(kSin1));
+    s = _mm512_mul_ps(s, p2);
+    s = _mm512_add_ps(s, _mm512_set1_ps(kSin2));
+    s = _mm512_mul_ps(s, p2);
+    s = _mm512_mul_ps(s, phi);
+    s = _mm512_add_ps(s, phi);
+    __m512 c = _mm512_mul_ps(_mm512_set1_ps(kCos0), p2);
+    c = _mm512_add_ps(c, _mm512_set1_ps(kCos1));
+    c = _mm512_mul_ps(c, p2);
+    c = _mm512_add_ps(c, _mm512_set1_ps(kCos2));
+    c = _mm512_mul_ps(c, p2);
+    c = _mm512_mul_ps(c, p2);
+    c = _mm512_sub_ps(c, _mm512_mul_ps(_mm512_set1_ps(0.5f), p2));
+    c = _mm512_add_ps(c, one);
+    const __mmask16 swap = _mm512_test_epi32_mask(w2[i], _mm512_set1_epi32(0x40000000));
+    const __m512i signbit = _mm512_set1_epi32(static_cast<int>(0x80000000u));
+    // a ^= (w2 ^ (w2 << 1)) & sign, b ^= w2 & sign, each one ternary-logic op.
+    const __m512i a = _mm512_ternarylogic_epi32(_mm512_castps_si512(_mm512_mask_blend_ps(swap, c, s)),
+                                                _mm512_xor_si512(w2[i], _mm512_slli_epi32(w2[i], 1)), signbit, 0x78);
+    const __m512i b = _mm512_ternarylogic_epi32(_mm512_castps_si512(_mm512_mask_blend_ps(swap, s, c)), w2[i], signbit, 0x78);
+    _mm512_storeu_ps(z1[i], _mm512_mul_ps(r[i], _mm512_castsi512_ps(a)));
+    _mm512_storeu_ps(z2[i], _mm512_mul_ps(r[i], _mm512_castsi512_ps(b)));
+  }
+}
+
+}  // namespace
+
+void philox_normals(float* out, std::uint64_t key, std::uint64_t stream, std::uint64_t block0) {
+  // Philox on 64-bit lanes holding one 32-bit word each in their low half: one vpmuludq then
+  // gives a lane's whole product (lo = the product's low half as is, hi = a shift), and the
+  // garbage that collects in the high halves is never read (vpmuludq reads low halves only).
+  // kVecs independent vectors of 8 blocks, interleaved so multiply latency is hidden.
+  // block0 is a multiple of kNormalsPerCall / 4, so the low counter word never carries.
+  constexpr int kVecs = kNormalsPerCall / 32;
+  __m512i x0[kVecs], x1[kVecs], x2[kVecs], x3[kVecs];
+  const __m512i lanes = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+  for (int v = 0; v < kVecs; ++v) {
+    x0[v] = _mm512_add_epi64(_mm512_set1_epi64(static_cast<std::uint32_t>(block0) + 8ll * v), lanes);
+    x1[v] = _mm512_set1_epi64(static_cast<std::uint32_t>(block0 >> 32));
+    x2[v] = _mm512_set1_epi64(static_cast<std::uint32_t>(stream));
+    x3[v] = _mm512_set1_epi64(static_cast<std::uint32_t>(stream >> 32));
+  }
+  std::uint32_t k0 = static_cast<std::uint32_t>(key), k1 = static_cast<std::uint32_t>(key >> 32);
+  const __m512i m0 = _mm512_set1_epi64(kM0), m1 = _mm512_set1_epi64(kM1);
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k0 += kW0;
+      k1 += kW1;
+    }
+    const __m512i kk0 = _mm512_set1_epi64(k0), kk1 = _mm512_set1_epi64(k1);
+    for (int v = 0; v < kVecs; ++v) {
+      const __m512i p0 = _mm512_mul_epu32(x0[v], m0);
+      const __m512i p1 = _mm512_mul_epu32(x2[v], m1);
+      x0[v] = _mm512_ternarylogic_epi32(_mm512_srli_epi64(p1, 32), x1[v], kk0, 0x96);  // hi1 ^ x1 ^ k0
+      x1[v] = p1;                                                                        // lo1
+      x2[v] = _mm512_ternarylogic_epi32(_mm512_srli_epi64(p0, 32), x3[v], kk1, 0x96);  // hi0 ^ x3 ^ k1
+      x3[v] = p0;                                                                        // lo0
+    }
+  }
+  // Gather the low halves of two 8-block vectors into one 16-lane word vector (lane l = block l).
+  const __m512i pack = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  constexpr int kBatches = kVecs;  // 16-pair batches: two per 16 blocks
+  __m512i w1[kBatches], w2[kBatches];
+  float* z1[kBatches];
+  float* z2[kBatches];
+  for (int v = 0; v < kVecs; v += 2) {
+    float* o = out + 32 * v;
+    const int i = v;
+    w1[i] = _mm512_permutex2var_epi32(x0[v], pack, x0[v + 1]);
+    w2[i] = _mm512_permutex2var_epi32(x1[v], pack, x1[v + 1]);
+    w1[i + 1] = _mm512_permutex2var_epi32(x2[v], pack, x2[v + 1]);
+    w2[i + 1] = _mm512_permutex2var_epi32(x3[v], pack, x3[v + 1]);
+    z1[i] = o;
+    z2[i] = o + 16;
+    z1[i + 1] = o + 32;
+    z2[i + 1] = o + 48;
+  }
+  box_muller16xN<kBatches>(w1, w2, z1, z2);
+}
+bool philox_normals_vectorised() { return true; }
+#else
+void philox_normals(float* out, std::uint64_t key, std::uint64_t stream, std::uint64_t block0) {
+  philox_normals_scalar(out, key, stream, block0);
+}
+bool philox_normals_vectorised() { return false; }
+#endif
+
+void NormalStream::fill(float* out, std::int64_t n) {
+  while (n > 0) {
+    if (left_ > 0) {
+      const int take = static_cast<int>(std::min<std::int64_t>(left_, n));
+      std::memcpy(out, spare_ + (kNormalsPerCall - left_), sizeof(float) * take);
+      left_ -= take;
+      out += take;
+      n -= take;
+    } else if (n >= kNormalsPerCall) {
+      philox_normals(out, key_, stream_, next_block_);
+      next_block_ += kNormalsPerCall / 4;
+      out += kNormalsPerCall;
+      n -= kNormalsPerCall;
+    } else {
+      philox_normals(spare_, key_, stream_, next_block_);
+      next_block_ += kNormalsPerCall / 4;
+      left_ = kNormalsPerCall;
+    }
+  }
+}
+
+#pragma GCC diagnostic pop
+#pragma GCC pop_options
+
+// ---------------------------------------------------------------------------------------------
+// Seeds.
+std::string point_key(const ConePoint& p) {
+  std::string key = "cone;model=" + to_string(p.model) + ";d=" + std::to_string(p.d) + ";T=" + std::to_string(p.T) +
+                    ";heads=" + std::to_string(p.heads);
+  switch (p.model) {
+    case ValueModel::axis: key += ";mu=" + fmt17(p.mu) + ";sigma=" + fmt17(p.sigma); break;
+    case ValueModel::cap: key += ";theta=" + fmt17(p.theta); break;
+    case ValueModel::gauss: key += ";m=" + fmt17(p.m) + ";sigma=" + fmt17(p.sigma); break;
+  }
+  return key;
+}
+
+std::uint64_t point_seed(const ConePoint& p, std::uint64_t base_seed) {
+  return derive_seed(base_seed, point_key(p), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The simulation.
+namespace {
+
+constexpr int kTrialsPerBlock = 64;  // fixed, so blocks (and the merge order) never depend on threads
+// Blocks computed in parallel between two ordered merges: as many as ~32 MiB of block sums allow
+// (the result does not depend on it, only the idle time at the wave barrier does).
+constexpr std::int64_t kWaveBytes = std::int64_t{32} << 20;
+constexpr std::int64_t kChunkFloats = 16384;  // value vectors generated at once (64 KiB, stays in L2)
+constexpr std::uint64_t kCapStreamTag = 0x5851F42D4C957F2Dull;  // key offset of the cap's uniforms
+
+// out[i] = sqrt(in[i]), correctly rounded (IEEE), 8 at a time where AVX-512 is available.
+void exact_sqrt(double* out, const double* in, Eigen::Index n) {
+  Eigen::Index i = 0;
+#if defined(__AVX512F__)
+  for (; i + 8 <= n; i += 8) _mm512_storeu_pd(out + i, _mm512_sqrt_pd(_mm512_loadu_pd(in + i)));
+#endif
+  for (; i < n; ++i) out[i] = std::sqrt(in[i]);
+}
+
+// Per-trial quantities, columns of a (P, kRows) array (each quantity contiguous over positions).
+enum Row { kNormSq = 0, kNorm, kCos, kGap, kBeats, kRows };
+
+// Count, mean and central moments 2..4, merged exactly in a fixed order (Pebay 2008).
+struct Moments4 {
+  double n = 0, mean = 0, m2 = 0, m3 = 0, m4 = 0;
+  void merge(const Moments4& o) {
+    if (o.n == 0) return;
+    if (n == 0) {
+      *this = o;
+      return;
+    }
+    const double na = n, nb = o.n, nn = na + nb, dl = o.mean - mean;
+    const double dl2 = dl * dl;
+    m4 = m4 + o.m4 + dl2 * dl2 * na * nb * (na * na - na * nb + nb * nb) / (nn * nn * nn) +
+         6.0 * dl2 * (na * na * o.m2 + nb * nb * m2) / (nn * nn) + 4.0 * dl * (na * o.m3 - nb * m3) / nn;
+    m3 = m3 + o.m3 + dl2 * dl * na * nb * (na - nb) / (nn * nn) + 3.0 * dl * (na * o.m2 - nb * m2) / nn;
+    m2 = m2 + o.m2 + dl2 * na * nb / nn;
+    mean = mean + dl * nb / nn;
+    n = nn;
+  }
+};
+
+// Sums of one block, shifted by the block's first trial so they do not cancel.
+struct BlockSums {
+  std::int64_t n = 0;
+  Eigen::ArrayXXd shift, s1, s2;  // (P, kRows)
+  Eigen::ArrayXd s3, s4;          // (P) of ||o_t||^2, for its variance's standard error
+  std::int64_t largest = 0;       // trials where position 0 is strictly largest
+  void resize(Eigen::Index P) {
+    shift.resize(P, kRows);
+    s1.resize(P, kRows);
+    s2.resize(P, kRows);
+    s3.resize(P);
+    s4.resize(P);
+  }
+};
+
+// Value vectors are float32 for gauss (the fast path). axis and cap build them in double: their
+// ||v|| is constant, so ||o_0|| > ||o_1|| is decided by ||v_0 - v_1||^2, and float rounding of
+// ||v|| (1e-7) would turn close pairs (probability ~1e-4 at k = 3) into false ties.
+template <typename Scalar>
+struct Workspace {
+  using Vec = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+  Eigen::VectorXf normals;  // (CH*d) standard normals of one chunk
+  Vec chunk;                // (CH*d) value vectors of the chunk (aliases `normals` for float)
+  Vec sum;                  // (d) running sum of value vectors
+  Eigen::ArrayXd ns;        // (T) ||sum_t||^2
+  Eigen::ArrayXd ax;        // (T) <sum_t, (u_1..u_H)> (unnormalised axis)
+  Eigen::ArrayXd n2;        // (T) ||o_t||^2
+  Eigen::ArrayXXd x;        // (P, kRows) this trial's quantities
+  Eigen::ArrayXd g_ns, g_ax;  // (P) sqrt(ns) and ax gathered at the requested positions
+  Scalar* values() { return std::is_same_v<Scalar, float> ? reinterpret_cast<Scalar*>(normals.data()) : chunk.data(); }
+};
+
+class Simulator {
+ public:
+  Simulator(const ConePoint& p, const std::vector<int>& positions, const McOptions& opt)
+      : p_(p), pos_(positions), opt_(opt), seed_(point_seed(p, opt.seed)), k_(p.d / p.heads),
+        P_(static_cast<Eigen::Index>(positions.size())) {
+    chunk_vectors_ = std::max<std::int64_t>(1, std::min<std::int64_t>(p.T, kChunkFloats / p.d));
+    offset_.setZero(p.d);
+    for (int h = 0; h < p.heads; ++h) offset_[h * k_] = static_cast<float>(p.m);
+    den2_.resize(p.T);  // (T) squared divisor of the prefix sum
+    for (int t = 0; t < p.T; ++t) {
+      const double den = p.mask == AttnMask::causal ? t + 1.0 : static_cast<double>(p.T);
+      den2_[t] = den * den;
+    }
+  }
+
+  McResult run();
+
+ private:
+  template <typename Scalar>
+  void init(Workspace<Scalar>& w) const {
+    w.normals.resize(chunk_vectors_ * p_.d);
+    if constexpr (!std::is_same_v<Scalar, float>) w.chunk.resize(chunk_vectors_ * p_.d);
+    w.sum.resize(p_.d);
+    w.ns.resize(p_.T);
+    w.ax.resize(p_.T);
+    w.n2.resize(p_.T);
+    w.x.resize(P_, kRows);
+    w.g_ns.resize(P_);
+    w.g_ax.resize(P_);
+  }
+  template <typename Mat>
+  void transform(Mat& vs, PhiloxStream& uni) const;  // normals -> value vectors, in place
+  void prefix_gauss(Workspace<float>& w, int nv, int t0) const;  // causal gauss: transform + prefix + norms
+  template <typename Scalar>
+  bool trial(std::int64_t index, Workspace<Scalar>& w) const;  // fills w.x; returns "position 0 largest"
+  template <typename Scalar>
+  void block(std::int64_t b, BlockSums& out, Workspace<Scalar>& w) const;
+  void merge(const BlockSums& b);
+
+  const ConePoint p_;
+  const std::vector<int> pos_;
+  const McOptions opt_;
+  const std::uint64_t seed_;
+  const int k_;
+  const Eigen::Index P_;
+  std::int64_t chunk_vectors_ = 1;
+  Eigen::ArrayXd den2_;
+  Eigen::VectorXf offset_;  // (d) gauss: m at each head's axis coordinate, 0 elsewhere
+  // Global accumulators, merged in block order.
+  std::vector<RunningStats> acc_[kRows];
+  std::vector<Moments4> acc_m4_;
+  RunningStats acc_largest_;
+};
+
+template <typename Mat>
+void Simulator::transform(Mat& vs, PhiloxStream& uni) const {
+  // vs: (d, nv) standard normals in, value vectors out.
+  using Scalar = typename Mat::Scalar;
+  const Eigen::Index nv = vs.cols();
+  const Scalar sigma = static_cast<Scalar>(p_.sigma);
+  switch (p_.model) {
+    case ValueModel::gauss: {
+      // v = m u + sigma z per head.
+      vs *= sigma;
+      const Scalar m = static_cast<Scalar>(p_.m);
+      for (int h = 0; h < p_.heads; ++h) vs.row(h * k_).array() += m;
+      break;
+    }
+    case ValueModel::axis: {
+      // v = mu u + sigma s, s = normalised Gaussian in the (k-1)-dim complement of u. For k = 2
+      // that sphere is {-1, +1}: take the sign exactly, so vectors with equal signs are equal
+      // floats and the ties that the closed form counts (probability 2^-t) stay ties.
+      for (Eigen::Index j = 0; j < nv; ++j) {
+        for (int h = 0; h < p_.heads; ++h) {
+          auto rest = vs.col(j).segment(h * k_ + 1, k_ - 1);
+          if (k_ == 2)
+            rest[0] = std::copysign(sigma, rest[0]);
+          else
+            rest *= sigma / std::sqrt(rest.squaredNorm());
+          vs(h * k_, j) = static_cast<Scalar>(p_.mu);
+        }
+      }
+      break;
+    }
+    case ValueModel::cap: {
+      // x = <v,u> by the exact inverse CDF; the rest uniform in the complement with norm sqrt(1-x^2).
+      for (Eigen::Index j = 0; j < nv; ++j) {
+        for (int h = 0; h < p_.heads; ++h) {
+          // The same draw as cap_cos_quantile, with 1 - x^2 computed directly (tiny theta).
+          const detail::CapDraw draw = detail::cap_quantile_draw(k_, p_.theta, uni.uniform());
+          auto rest = vs.col(j).segment(h * k_ + 1, k_ - 1);
+          rest *= static_cast<Scalar>(std::sqrt(draw.r2 / static_cast<double>(rest.squaredNorm())));
+          vs(h * k_, j) = static_cast<Scalar>(draw.x);
+        }
+      }
+      break;
+    }
+  }
+}
+
+void Simulator::prefix_gauss(Workspace<float>& w, int nv, int t0) const {
+  // One pass per vector: v = sigma z + m u, running sum S += v written over z, ||S||^2 and the
+  // axis projection. 16 independent partial sums so the compiler vectorises the squared norm
+  // without reassociating (no -ffast-math); they are added in a fixed order.
+  const int d = p_.d;
+  const float sigma = static_cast<float>(p_.sigma);
+  const float* off = offset_.data();  // (d) m at each head's axis coordinate, 0 elsewhere
+  const float* prev = w.sum.data();   // (d) sum up to the previous vector
+  float* z = w.normals.data();        // (nv,d) normals in, prefix sums out
+  for (int j = 0; j < nv; ++j, prev = z, z += d) {
+    alignas(64) float acc[16] = {};
+    int i = 0;
+    for (; i + 16 <= d; i += 16) {
+      for (int l = 0; l < 16; ++l) {
+        const float s = prev[i + l] + (sigma * z[i + l] + off[i + l]);
+        z[i + l] = s;
+        acc[l] += s * s;
+      }
+    }
+    float total = 0.0f;
+    for (; i < d; ++i) {
+      const float s = prev[i] + (sigma * z[i] + off[i]);
+      z[i] = s;
+      total += s * s;
+    }
+    for (int width = 8; width >= 1; width /= 2)  // pairwise, so no 16-long chain of dependent adds
+      for (int l = 0; l < width; ++l) acc[l] += acc[l + width];
+    total += acc[0];
+    float a = 0.0f;
+    for (int h = 0; h < p_.heads; ++h) a += z[h * k_];
+    w.ns[t0 + j] = static_cast<double>(total);
+    w.ax[t0 + j] = static_cast<double>(a);
+  }
+  std::memcpy(w.sum.data(), prev, sizeof(float) * static_cast<std::size_t>(d));
+}
+
+template <typename Scalar>
+bool Simulator::trial(std::int64_t index, Workspace<Scalar>& w) const {
+  const int T = p_.T, d = p_.d;
+  NormalStream gen(seed_, static_cast<std::uint64_t>(index));
+  PhiloxStream uni(seed_ + kCapStreamTag, static_cast<std::uint64_t>(index));
+  w.sum.setZero();
+  const bool causal = p_.mask == AttnMask::causal;
+  for (int t0 = 0; t0 < T; t0 += static_cast<int>(chunk_vectors_)) {
+    const int nv = static_cast<int>(std::min<std::int64_t>(chunk_vectors_, T - t0));
+    gen.fill(w.normals.data(), static_cast<std::int64_t>(nv) * d);
+    if constexpr (std::is_same_v<Scalar, float>) {
+      if (causal) {  // the fast path: gauss, float32
+        prefix_gauss(w, nv, t0);
+        continue;
+      }
+    }
+    if constexpr (!std::is_same_v<Scalar, float>)
+      w.chunk.head(static_cast<Eigen::Index>(nv) * d) = w.normals.head(static_cast<Eigen::Index>(nv) * d).template cast<Scalar>();
+    Eigen::Map<Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>> vs(w.values(), d, nv);  // (d, nv) vectors t0 .. t0+nv-1
+    transform(vs, uni);
+    if (causal) {  // prefix sums in place: column j becomes sum_{i <= t0+j} v_i
+      vs.col(0) += w.sum;
+      for (int j = 1; j < nv; ++j) vs.col(j) += vs.col(j - 1);
+      w.sum = vs.col(nv - 1);
+      w.ns.segment(t0, nv) = vs.colwise().squaredNorm().transpose().template cast<double>().array();
+      w.ax.segment(t0, nv) = vs.row(0).transpose().template cast<double>().array();
+      for (int h = 1; h < p_.heads; ++h) w.ax.segment(t0, nv) += vs.row(h * k_).transpose().template cast<double>().array();
+    } else {
+      w.sum += vs.rowwise().sum();
+    }
+  }
+  if (!causal) {  // every position sees the same average over all T vectors
+    double a = 0.0;
+    for (int h = 0; h < p_.heads; ++h) a += static_cast<double>(w.sum[h * k_]);
+    w.ns.setConstant(static_cast<double>(w.sum.squaredNorm()));
+    w.ax.setConstant(a);
+  }
+  w.n2 = w.ns / den2_;  // (T) ||o_t||^2
+  const double n0sq = w.n2[0], n0 = std::sqrt(n0sq), rs_h = 1.0 / std::sqrt(static_cast<double>(p_.heads));
+  // std::sqrt, not Eigen's .sqrt(): with EIGEN_FAST_MATH Eigen's AVX-512 double sqrt is an
+  // rsqrt14 + Newton approximation, and equal norms must give exactly equal roots (zero gaps).
+  for (Eigen::Index i = 0; i < P_; ++i) {
+    const int t = pos_[static_cast<std::size_t>(i)];
+    w.x(i, kNormSq) = w.n2[t];
+    w.g_ns[i] = w.ns[t];
+    w.g_ax[i] = w.ax[t];
+  }
+  exact_sqrt(w.x.col(kNorm).data(), w.x.col(kNormSq).data(), P_);
+  exact_sqrt(w.g_ns.data(), w.g_ns.data(), P_);
+  w.x.col(kCos) = w.g_ax * rs_h / w.g_ns;
+  w.x.col(kGap) = n0 - w.x.col(kNorm);
+  w.x.col(kBeats) = (w.x.col(kNormSq) < n0sq).template cast<double>();
+  return T == 1 || (w.n2.tail(T - 1) < n0sq).all();
+}
+
+template <typename Scalar>
+void Simulator::block(std::int64_t b, BlockSums& out, Workspace<Scalar>& w) const {
+  const std::int64_t first = b * kTrialsPerBlock;
+  const std::int64_t last = std::min(opt_.trials, first + kTrialsPerBlock);
+  out.n = last - first;
+  out.largest = 0;
+  out.s1.setZero();
+  out.s2.setZero();
+  out.s3.setZero();
+  out.s4.setZero();
+  for (std::int64_t i = first; i < last; ++i) {
+    out.largest += trial(i, w) ? 1 : 0;
+    if (i == first) out.shift = w.x;
+    w.x -= out.shift;
+    out.s1 += w.x;
+    out.s2 += w.x.square();
+    const auto dn = w.x.col(kNormSq);  // (P)
+    out.s3 += dn * dn * dn;
+    out.s4 += dn.square().square();
+  }
+}
+
+void Simulator::merge(const BlockSums& b) {
+  const double n = static_cast<double>(b.n);
+  for (int r = 0; r < kRows; ++r) {
+    for (Eigen::Index i = 0; i < P_; ++i) {
+      RunningStats s;
+      s.n = static_cast<std::uint64_t>(b.n);
+      s.mean = b.shift(i, r) + b.s1(i, r) / n;
+      s.m2 = std::max(0.0, b.s2(i, r) - b.s1(i, r) * b.s1(i, r) / n);
+      acc_[r][static_cast<std::size_t>(i)].merge(s);
+    }
+  }
+  for (Eigen::Index i = 0; i < P_; ++i) {
+    // Central moments from sums of powers shifted by c: with dl = mean of (x - c),
+    // M_k = sum (x - c - dl)^k expanded binomially.
+    const double s1 = b.s1(i, kNormSq), s2 = b.s2(i, kNormSq), s3 = b.s3[i], s4 = b.s4[i];
+    const double dl = s1 / n;
+    Moments4 m;
+    m.n = n;
+    m.mean = b.shift(i, kNormSq) + dl;
+    m.m2 = std::max(0.0, s2 - n * dl * dl);
+    m.m3 = s3 - 3.0 * dl * s2 + 2.0 * n * dl * dl * dl;
+    m.m4 = std::max(0.0, s4 - 4.0 * dl * s3 + 6.0 * dl * dl * s2 - 3.0 * n * dl * dl * dl * dl);
+    acc_m4_[static_cast<std::size_t>(i)].merge(m);
+  }
+  RunningStats l;
+  l.n = static_cast<std::uint64_t>(b.n);
+  l.mean = static_cast<double>(b.largest) / n;
+  l.m2 = std::max(0.0, static_cast<double>(b.largest) * (1.0 - l.mean));  // sum (x - mean)^2 of 0/1 values
+  acc_largest_.merge(l);
+}
+
+McResult Simulator::run() {
+  for (auto& a : acc_) a.assign(static_cast<std::size_t>(P_), RunningStats{});
+  acc_m4_.assign(static_cast<std::size_t>(P_), Moments4{});
+  const std::int64_t nblocks = (opt_.trials + kTrialsPerBlock - 1) / kTrialsPerBlock;
+  const std::int64_t slot_bytes = (3 * kRows + 2) * static_cast<std::int64_t>(sizeof(double)) * std::max<Eigen::Index>(P_, 1);
+  const std::int64_t wave_blocks = std::clamp<std::int64_t>(kWaveBytes / slot_bytes, 2 * opt_.threads, 256);
+  const int nthreads =
+      static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>({opt_.threads, wave_blocks, nblocks})));
+  std::vector<BlockSums> slots(static_cast<std::size_t>(std::min<std::int64_t>(wave_blocks, nblocks)));
+  for (auto& s : slots) s.resize(P_);
+
+  // Threads compute the blocks of one wave in any order into their slots; the barrier's
+  // completion step merges the slots in block order, so the result does not depend on threads.
+  std::int64_t wave_begin = 0, wave_end = std::min<std::int64_t>(wave_blocks, nblocks);
+  std::atomic<std::int64_t> next{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto complete = [&]() noexcept {
+    if (!failed.load())
+      for (std::int64_t b = wave_begin; b < wave_end; ++b) merge(slots[static_cast<std::size_t>(b - wave_begin)]);
+    wave_begin = wave_end;
+    wave_end = std::min(wave_end + wave_blocks, nblocks);
+    next.store(wave_begin);
+  };
+  std::barrier sync(nthreads, complete);
+  auto work = [&]<typename Scalar>() {
+    Workspace<Scalar> w;
+    try {
+      init(w);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+      failed.store(true);
+    }
+    while (wave_begin < nblocks) {
+      const std::int64_t end = wave_end;
+      for (std::int64_t b = next.fetch_add(1); b < end; b = next.fetch_add(1)) {
+        if (failed.load()) continue;
+        try {
+          block(b, slots[static_cast<std::size_t>(b - wave_begin)], w);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(error_mutex);
+          if (!error) error = std::current_exception();
+          failed.store(true);
+        }
+      }
+      sync.arrive_and_wait();
+    }
+  };
+  auto worker = [&] {
+    if (p_.model == ValueModel::gauss)
+      work.template operator()<float>();
+    else
+      work.template operator()<double>();
+  };
+  std::vector<std::thread> pool;
+  for (int i = 1; i < nthreads; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
+  if (error) std::rethrow_exception(error);
+
+  McResult res;
+  res.positions = pos_;
+  res.stats.assign(static_cast<std::size_t>(P_), std::vector<RunningStats>(std::size(kAllQuantities)));
+  for (std::size_t i = 0; i < static_cast<std::size_t>(P_); ++i) {
+    auto& s = res.stats[i];
+    s[static_cast<int>(Quantity::norm_sq_mean)] = acc_[kNormSq][i];
+    s[static_cast<int>(Quantity::norm_mean)] = acc_[kNorm][i];
+    s[static_cast<int>(Quantity::cos_axis_mean)] = acc_[kCos][i];
+    s[static_cast<int>(Quantity::p0_gap)] = acc_[kGap][i];
+    s[static_cast<int>(Quantity::p0_beats_t_prob)] = acc_[kBeats][i];
+    s[static_cast<int>(Quantity::p0_largest_prob)] = acc_largest_;
+    // Var ||o_t||^2: unbiased s^2; its delta-method variance (m4 - (n-3)/(n-1) s^4)/n, stored
+    // as m2 so that std_error() returns its square root.
+    const Moments4& m = acc_m4_[i];
+    RunningStats v;
+    v.n = static_cast<std::uint64_t>(m.n);
+    if (m.n > 1) {
+      const double s2 = m.m2 / (m.n - 1.0), mu4 = m.m4 / m.n;
+      const double var_s2 = std::max(0.0, (mu4 - (m.n - 3.0) / (m.n - 1.0) * s2 * s2) / m.n);
+      v.mean = s2;
+      v.m2 = var_s2 * m.n * (m.n - 1.0);
+    }
+    s[static_cast<int>(Quantity::norm_sq_var)] = v;
+  }
+  return res;
+}
+
+}  // namespace
+
+McResult simulate(const ConePoint& p, const std::vector<int>& positions, const McOptions& opt) {
+  validate(p);
+  if (opt.trials < 2) throw UsageError("--trials", "must be at least 2");
+  if (opt.threads < 1) throw UsageError("--threads", "must be at least 1");
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    if (positions[i] < 0 || positions[i] >= p.T)
+      throw UsageError("--positions", "position " + std::to_string(positions[i]) + " outside 0.." +
+                                          std::to_string(p.T - 1));
+    for (std::size_t j = 0; j < i; ++j)
+      if (positions[j] == positions[i]) throw UsageError("--positions", "position listed twice");
+  }
+  Simulator sim(p, positions, opt);
+  return sim.run();
+}
+
+}  // namespace p0sim::theory
