@@ -1,5 +1,7 @@
 #include "theory/cone_report.hpp"
 
+#include <boost/math/distributions/binomial.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -74,8 +76,20 @@ void write_cone_csv_rows(std::ostream& out, const ConePoint& p, const McResult& 
     if (cf) out << fmt17(*cf);
     out << ',';
     if (s != nullptr) {
-      const double hw = s->ci_half_width(kLevel);
-      out << fmt17(s->mean) << ',' << fmt17(s->mean - hw) << ',' << fmt17(s->mean + hw) << ',';
+      double low, high;
+      if (q == Quantity::p0_beats_t_prob || q == Quantity::p0_largest_prob) {
+        // A proportion: the exact Clopper-Pearson interval stays inside [0, 1] and is not empty
+        // when every trial agrees, where the Student-t interval would be [1, 1] or cross 1.
+        using Binomial = boost::math::binomial_distribution<double, MathPolicy>;
+        const double n = static_cast<double>(s->n), k = std::round(s->mean * n);
+        low = Binomial::find_lower_bound_on_p(n, k, (1.0 - kLevel) / 2);
+        high = Binomial::find_upper_bound_on_p(n, k, (1.0 - kLevel) / 2);
+      } else {
+        const double hw = s->ci_half_width(kLevel);
+        low = s->mean - hw;
+        high = s->mean + hw;
+      }
+      out << fmt17(s->mean) << ',' << fmt17(low) << ',' << fmt17(high) << ',';
       if (cf) out << fmt17(z_score(q, *s, *cf, quantity_scale(p, t, q)));
     } else {
       out << ",,,";
