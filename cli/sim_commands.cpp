@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "cli/commands.hpp"
@@ -206,6 +207,14 @@ void add_train(CLI::App& app) {
     std::cout << "trained " << c.steps << " steps: final loss " << fmt9(static_cast<float>(r.final_loss))
               << " (task floor " << fmt9(static_cast<float>(r.entropy_floor)) << "), "
               << static_cast<long long>(r.tokens_per_s) << " tokens/s; wrote " << dir.string() << "\n";
+    if (!r.probes.empty()) {
+      const ProbeRecord& last = r.probes.back();
+      auto step = [](const std::optional<int>& s) { return s ? std::to_string(*s) : std::string("never"); };
+      std::cout << "probe at step " << last.step << ": ";
+      if (last.scored > 0) std::cout << "task accuracy " << fmt9(static_cast<float>(last.accuracy)) << ", ";
+      std::cout << "stage " << last.stage << "; emerged: identification " << step(r.emergence.identification)
+                << ", high-norm " << step(r.emergence.high_norm) << ", sink " << step(r.emergence.sink) << "\n";
+    }
   });
 }
 

@@ -89,7 +89,13 @@ struct Emergence {
 };
 Emergence analyse_trace(std::vector<ProbeRecord>& trace, const ProbeConfig& c, Task task);
 
-// trace.csv: one row per (step, layer); heads.csv: one row per (step, layer, head).
+// trace.csv, one row per (step, layer):
+//   step, layer, then for the state after block `layer`: p0_norm, rest_norm, p0_norm_ratio,
+//   p1_norm_ratio, p0_cos, massive_ratio; the same after its attention sublayer with a mid_
+//   prefix; sink_rate, attn_to_0, attn_to_1 (means over the layer's heads); the probe batch's loss,
+//   accuracy, first_accuracy (empty when undefined) and the probe's stage.
+// heads.csv, one row per (step, layer, head): attn_to_0, attn_to_1, attn_to_0_active (over the
+//   task's active queries; empty when the task has none).
 void write_trace_csv(const std::filesystem::path& path, const std::vector<ProbeRecord>& trace);
 void write_heads_csv(const std::filesystem::path& path, const std::vector<ProbeRecord>& trace);
 // The "probe" section of summary.json.

@@ -2,6 +2,7 @@
 // stages must follow the definitions exactly.
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -153,4 +154,43 @@ TEST_CASE("bad probe settings are rejected naming the option", "[probe]") {
   c = {};
   c.emerge_ratio = 0.0;
   CHECK_THROWS_WITH(validate(c), Catch::Contains("--emerge-ratio"));
+}
+
+TEST_CASE("with BOS the probe scores the prediction of token t+1 made at model position t+1", "[probe]") {
+  // Cross-checks the probe's position bookkeeping against evaluate(), an independent path
+  // through the model: with BOS, model position 0 is BOS and input t sits at position t+1.
+  const bool bos = GENERATE(false, true);
+  CAPTURE(bos);
+  TrainConfig c = tiny_firstrecall();
+  c.model.bos = bos;
+  c.steps = 30;
+  c.probe.batch = 24;
+  Model<float> model(c.model, c.batch);
+  train(model, c);
+  DataConfig d = c.data;
+  d.seed = c.seed;
+  const DataGenerator gen(d);
+  Prober prober(c.model, gen, c.probe);
+  const ProbeRecord r = prober.probe(model, 30);
+
+  Model<float> eval_model(c.model, c.probe.batch);
+  eval_model.params() = model.params();
+  const EvalResult e = evaluate(eval_model, prober.rows().data(), c.probe.batch, false);
+  const int N = c.probe.batch, T = c.model.seq_len, P = c.model.positions(), V = c.model.vocab;
+  long hits = 0, scored = 0;
+  for (int n = 0; n < N; ++n)
+    for (int t = 0; t < T; ++t) {
+      if (prober.kinds()[static_cast<std::size_t>(n * T + t)] == Kind::none) continue;
+      const float* z = &e.logits[static_cast<std::size_t>((n * P + t + (bos ? 1 : 0)) * V)];
+      hits += std::max_element(z, z + V) - z == prober.rows()[static_cast<std::size_t>(n * (T + 1) + t + 1)];
+      ++scored;
+    }
+  REQUIRE(scored == r.scored);
+  REQUIRE(scored > 0);
+  CHECK(r.accuracy == static_cast<double>(hits) / static_cast<double>(scored));
+  CHECK(r.loss == Approx(e.loss).epsilon(1e-6));
+  // The per-layer state metrics read the residual stream after each block.
+  const StateMetrics last = state_metrics(&e.hidden[static_cast<std::size_t>(c.model.layers) * N * P * c.model.d_model], N, P,
+                                          c.model.d_model);
+  CHECK(r.layers.back().state.p0_norm_ratio == Approx(last.p0_norm_ratio).epsilon(1e-9));
 }
