@@ -114,6 +114,8 @@ int run_main(int argc, char** argv) {
   app.set_version_flag("--version", version_text(), "Print version, compiler, flags and Eigen SIMD sets");
   add_theory_commands(app);
   add_sim_commands(app);
+  add_experiment_command(app);
+  add_plot_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
