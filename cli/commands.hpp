@@ -2,6 +2,7 @@
 // Each area registers its subcommands on the top-level app; the callbacks do the work and
 // throw UsageError / RunError, which run_main() turns into one line and an exit code.
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <functional>
 #include <string>
 
@@ -26,6 +27,14 @@ void add_config_option(CLI::App& sub, std::function<void()> run);
 // The resolved configuration of a parsed subcommand, as TOML that `--config` accepts back
 // (without --out and --force: a replay names its output again).
 std::string resolved_config(const CLI::App& sub);
+
+// Option check: a finite number, with an optional lower bound (> 0 or >= 0); the message names
+// what is accepted.
+enum class FiniteBound { any, positive, nonnegative };
+CLI::Validator finite_number(FiniteBound bound);
+
+// Where a CSV result's resolved config goes: FILE.csv -> FILE.config.toml.
+std::filesystem::path config_path_for(const std::filesystem::path& csv);
 
 int run_main(int argc, char** argv);
 

@@ -1,5 +1,6 @@
 #include <Eigen/Core>
 #include <boost/math/policies/error_handling.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <stdexcept>
@@ -105,6 +106,26 @@ std::string resolved_config(const CLI::App& sub) {
     out += name + " = " + (is_bare_toml_value(value) ? value : toml_quote(value)) + "\n";
   }
   return out;
+}
+
+CLI::Validator finite_number(FiniteBound bound) {
+  const char* accepted = bound == FiniteBound::positive      ? "a finite number > 0"
+                         : bound == FiniteBound::nonnegative ? "a finite number >= 0"
+                                                             : "a finite number";
+  return CLI::Validator(
+      [bound, accepted](std::string& in) -> std::string {
+        double v = 0.0;
+        const bool ok = CLI::detail::lexical_cast(in, v) && std::isfinite(v) &&
+                        (bound != FiniteBound::positive || v > 0.0) && (bound != FiniteBound::nonnegative || v >= 0.0);
+        return ok ? std::string() : std::string("must be ") + accepted + ", got '" + in + "'";
+      },
+      accepted);
+}
+
+std::filesystem::path config_path_for(const std::filesystem::path& csv) {
+  std::filesystem::path cfg = csv;
+  if (cfg.extension() == ".csv") return cfg.replace_extension(".config.toml");
+  return cfg.string() + ".config.toml";
 }
 
 int run_main(int argc, char** argv) {

@@ -22,15 +22,6 @@ using namespace p0sim::sim;
 
 namespace {
 
-const CLI::Validator kFinitePositive(
-    [](std::string& s) -> std::string {
-      char* end = nullptr;
-      const double v = std::strtod(s.c_str(), &end);
-      if (end == s.c_str() || *end != '\0' || !std::isfinite(v) || !(v > 0.0))
-        return "must be a finite number > 0, got '" + s + "'";
-      return {};
-    },
-    "FINITE > 0");
 
 struct TrainOptions {
   int vocab = 64, d_model = 64, heads = 4, layers = 2, d_ff = 0, seq_len = 32, batch = 32;
@@ -172,7 +163,7 @@ void add_train(CLI::App& app) {
       ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--sink-eps", o->sink_eps, "A head sinks when its attention to key 0 exceeds this")->check(CLI::Range(0.0, 1.0));
   sub->add_option("--steps", o->steps, "Optimiser steps")->check(CLI::Range(0, 1000000000));
-  sub->add_option("--lr", o->lr, "Peak learning rate (finite, > 0)")->check(kFinitePositive);
+  sub->add_option("--lr", o->lr, "Peak learning rate (finite, > 0)")->check(finite_number(FiniteBound::positive));
   sub->add_option("--warmup", o->warmup, "Linear warm-up steps")->check(CLI::Range(0, 1000000000));
   sub->add_option("--schedule", o->schedule, "After warm-up: constant, or cosine down to 0 at --steps")
       ->check(CLI::IsMember({"constant", "cosine"}));

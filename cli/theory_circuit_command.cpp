@@ -36,11 +36,6 @@ struct CircuitCliOptions {
   bool force = false;
 };
 
-std::filesystem::path config_path_for(const std::filesystem::path& csv) {
-  std::filesystem::path cfg = csv;
-  if (cfg.extension() == ".csv") return cfg.replace_extension(".config.toml");
-  return cfg.string() + ".config.toml";
-}
 
 std::vector<double> finite_list(const std::string& option, const std::string& text) {
   auto values = parse_double_list(option, text);
@@ -108,18 +103,6 @@ void run_circuit_command(const CLI::App& sub, const CircuitCliOptions& o) {
   std::cout << "wrote " << csv_path.string() << " (" << points.size() << " rows) and " << cfg_path.string() << "\n";
 }
 
-CLI::Validator finite_number(bool positive) {
-  return CLI::Validator(
-      [positive](std::string& in) -> std::string {
-        double v = 0.0;
-        if (!CLI::detail::lexical_cast(in, v) || !std::isfinite(v) || (positive && !(v > 0.0)))
-          return std::string(positive ? "must be a finite number > 0" : "must be a finite number >= 0") + ", got '" +
-                 in + "'";
-        if (!positive && v < 0.0) return "must be a finite number >= 0, got '" + in + "'";
-        return std::string();
-      },
-      positive ? "NUMBER > 0" : "NUMBER >= 0");
-}
 
 }  // namespace
 
@@ -136,9 +119,9 @@ void add_theory_circuit_command(CLI::App& theory) {
       ->check(CLI::Range(0, 4094));
   sub->add_option("--heads", o->heads, "Heads (all identical); must divide every d")->check(CLI::Range(1, 4096));
   sub->add_option("--neuron-scale", o->neuron_scale, "The MLP neuron's pre-activation a R at a full readout (> 0)")
-      ->check(finite_number(true));
+      ->check(finite_number(FiniteBound::positive));
   sub->add_option("--sink-gain", o->sink_gain, "Layer-1 score G between two states along w (>= 0)")
-      ->check(finite_number(false));
+      ->check(finite_number(FiniteBound::nonnegative));
   sub->add_option("--sequences", o->sequences, "Random uniform-token sequences per model (>= 2)")
       ->check(CLI::Range(2, 1 << 24));
   sub->add_option("--models", o->models, "Independent embedding tables per point (each a draw of the readout law)")

@@ -82,11 +82,6 @@ std::vector<int> positions_for(const std::vector<PositionSpec>& specs, int T) {
   return out;
 }
 
-std::filesystem::path config_path_for(const std::filesystem::path& csv) {
-  std::filesystem::path cfg = csv;
-  if (cfg.extension() == ".csv") return cfg.replace_extension(".config.toml");
-  return cfg.string() + ".config.toml";
-}
 
 void run_cone(const CLI::App& sub, const ConeOptions& o) {
   if (o.model.empty()) throw UsageError("--model", "is required (accepted: axis, cap, gauss)");
@@ -146,17 +141,6 @@ void run_cone(const CLI::App& sub, const ConeOptions& o) {
   std::cout << "wrote " << csv_path.string() << " (" << points.size() << " points) and " << cfg_path.string() << "\n";
 }
 
-// A finite number, optionally required to be > 0; the message names what is accepted.
-CLI::Validator finite_number(bool positive) {
-  return CLI::Validator(
-      [positive](std::string& in) -> std::string {
-        double v = 0.0;
-        if (!CLI::detail::lexical_cast(in, v) || !std::isfinite(v) || (positive && !(v > 0.0)))
-          return std::string(positive ? "must be a finite number > 0" : "must be a finite number") + ", got '" + in + "'";
-        return std::string();
-      },
-      positive ? "NUMBER > 0" : "NUMBER");
-}
 
 void add_cone(CLI::App& theory) {
   auto* cone = theory.add_subcommand("cone", "Cone model of value vectors: closed forms vs Monte Carlo, swept over d and T");
@@ -170,9 +154,9 @@ void add_cone(CLI::App& theory) {
   cone->add_option("--d", o->d, "Value dimensions (all heads), list a,b,c or lo:hi:xk, each in 2..65536");
   cone->add_option("--T", o->T, "Sequence lengths, list a,b,c or lo:hi:xk, each in 1..1048576");
   cone->add_option("--theta", o->theta, "cap: half-angles in radians, list, each in (0, pi]");
-  cone->add_option("--mu", o->mu, "axis: component along the axis u")->check(finite_number(false));
+  cone->add_option("--mu", o->mu, "axis: component along the axis u")->check(finite_number(FiniteBound::any));
   cone->add_option("--sigma", o->sigma, "axis: norm of the complement part; gauss: per-coordinate std dev (> 0)")
-      ->check(finite_number(true));
+      ->check(finite_number(FiniteBound::positive));
   cone->add_option("--m", o->m, "gauss: means along the axis u, list a,b,c or lo:hi:xk");
   cone->add_option("--heads", o->heads, "Heads H splitting d into H blocks of d/H >= 2, list");
   cone->add_option("--positions", o->positions, "Positions t to report: all, or a list of integers and T-k, e.g. 0,1,T-1 (t >= T dropped)");

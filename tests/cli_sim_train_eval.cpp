@@ -13,6 +13,7 @@
 #include <regex>
 #include <string>
 
+#include "tests/test_support.hpp"
 #include "sim/npy.hpp"
 #include "sim/train.hpp"
 
@@ -21,13 +22,7 @@ using namespace p0sim::sim;
 
 namespace {
 
-const fs::path kRoot = fs::temp_directory_path() / ("p0sim_cli_sim_" + std::to_string(::getpid()));
-struct RemoveAtExit {
-  ~RemoveAtExit() {
-    std::error_code ec;
-    fs::remove_all(kRoot, ec);
-  }
-} remove_at_exit;
+const p0sim::test::ScratchRoot kScratch("p0sim_cli_sim_");
 
 struct Outcome {
   int code = -1;
@@ -35,8 +30,7 @@ struct Outcome {
 };
 
 Outcome run_p0sim(const std::string& args) {
-  fs::create_directories(kRoot);
-  const fs::path err = kRoot / "stderr.txt";
+  const fs::path err = kScratch.root() / "stderr.txt";
   const std::string cmd = std::string(P0SIM_BINARY) + " " + args + " > /dev/null 2> " + err.string();
   const int status = std::system(cmd.c_str());
   std::ifstream in(err);
@@ -53,7 +47,7 @@ const std::string kTiny =
     "--schedule cosine --clip 0.5 --task backcopy --triggers 2 --markov-alpha 0.3 --seed 5";
 
 fs::path dir(const std::string& name) {
-  const fs::path d = kRoot / name;
+  const fs::path d = kScratch.root() / name;
   fs::remove_all(d);
   return d;
 }
@@ -137,7 +131,7 @@ TEST_CASE("eval on train's weights reproduces the trained model's logits bit for
 
   std::vector<std::int32_t> rows(static_cast<std::size_t>(N) * 9);
   DataGenerator(c.data).fill(3, 0, N, rows.data());
-  const fs::path tokens = kRoot / "tokens.npy";
+  const fs::path tokens = kScratch.root() / "tokens.npy";
   write_npy(tokens, rows.data(), {N, 9});
   REQUIRE(run_p0sim("eval --weights " + (run / "weights").string() + " --tokens " + tokens.string() + " --grads --out " +
                 out.string()).code == 0);
@@ -160,13 +154,13 @@ TEST_CASE("eval on train's weights reproduces the trained model's logits bit for
 TEST_CASE("bad input exits 2 with one line naming the option", "[cli]") {
   const fs::path run = dir("bad_run");
   REQUIRE(run_p0sim(kTiny + " --out " + run.string()).code == 0);
-  const fs::path toks = kRoot / "ok_tokens.npy";
+  const fs::path toks = kScratch.root() / "ok_tokens.npy";
   std::vector<std::int32_t> ok(2 * 9, 1), high(2 * 9, 1);
   high[13] = 8;
   write_npy(toks, ok.data(), {2, 9});
-  write_npy(kRoot / "high_tokens.npy", high.data(), {2, 9});
+  write_npy(kScratch.root() / "high_tokens.npy", high.data(), {2, 9});
   std::vector<float> fl(2 * 9, 1.0f);
-  write_npy(kRoot / "float_tokens.npy", fl.data(), {2, 9});
+  write_npy(kScratch.root() / "float_tokens.npy", fl.data(), {2, 9});
   // Broken weight directories.
   const fs::path missing = dir("w_missing"), shaped = dir("w_shaped"), badcfg = dir("w_cfg");
   for (const auto& d : {missing, shaped, badcfg}) fs::copy(run / "weights", d);
@@ -192,9 +186,9 @@ TEST_CASE("bad input exits 2 with one line naming the option", "[cli]") {
       {"train --steps 1 --out /nonexistent_p0sim_dir/run", "--out"},
       {"train --steps 1", "--out"},
       {"train --steps 1 --out " + run.string(), "--out"},  // not empty, no --force
-      {ev + (run / "weights").string() + " --tokens " + (kRoot / "high_tokens.npy").string(), "--tokens"},
-      {ev + (run / "weights").string() + " --tokens " + (kRoot / "float_tokens.npy").string(), "--tokens"},
-      {ev + (run / "weights").string() + " --tokens " + (kRoot / "none.npy").string(), "--tokens"},
+      {ev + (run / "weights").string() + " --tokens " + (kScratch.root() / "high_tokens.npy").string(), "--tokens"},
+      {ev + (run / "weights").string() + " --tokens " + (kScratch.root() / "float_tokens.npy").string(), "--tokens"},
+      {ev + (run / "weights").string() + " --tokens " + (kScratch.root() / "none.npy").string(), "--tokens"},
       {ev + missing.string() + " --tokens " + toks.string(), "--weights"},
       {ev + shaped.string() + " --tokens " + toks.string(), "--weights"},
       {ev + badcfg.string() + " --tokens " + toks.string(), "--weights"},

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/test_support.hpp"
 #include "common/errors.hpp"
 #include "sim/npy.hpp"
 
@@ -19,18 +20,9 @@ using p0sim::sim::write_npy;
 
 namespace {
 
-const fs::path kRoot = fs::temp_directory_path() / ("p0sim_npy_test_" + std::to_string(::getpid()));
-struct RemoveAtExit {
-  ~RemoveAtExit() {
-    std::error_code ec;
-    fs::remove_all(kRoot, ec);
-  }
-} remove_at_exit;
+const p0sim::test::ScratchRoot kScratch("p0sim_npy_test_");
 
-fs::path scratch(const std::string& name) {
-  fs::create_directories(kRoot);
-  return kRoot / name;
-}
+fs::path scratch(const std::string& name) { return kScratch.file(name); }
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/test_support.hpp"
 #include "common/errors.hpp"
 #include "sim/npy.hpp"
 #include "sim/train.hpp"
@@ -38,20 +39,9 @@ TrainConfig tiny(Task task = Task::markov) {
   return c;
 }
 
-const fs::path kRoot = fs::temp_directory_path() / ("p0sim_train_test_" + std::to_string(::getpid()));
-struct RemoveAtExit {
-  ~RemoveAtExit() {
-    std::error_code ec;
-    fs::remove_all(kRoot, ec);
-  }
-} remove_at_exit;
+const p0sim::test::ScratchRoot kScratch("p0sim_train_test_");
 
-fs::path scratch(const std::string& name) {
-  fs::path dir = kRoot / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratch(const std::string& name) { return kScratch.fresh_dir(name); }
 
 bool same_bits(const float* a, const float* b, std::size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; }
 
