@@ -1,5 +1,98 @@
-// Placeholder: `p0sim experiment` is being written (issue 4).
+// `p0sim experiment`: variants x seeds of one experiment TOML, results.csv, verdict.json and the
+// printed table. The experiment file has sections ([experiment], [variants.NAME]), which the
+// generic add_config_option rejects, so this command reads its own --config.
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <set>
+
 #include "cli/commands.hpp"
+#include "common/errors.hpp"
+#include "common/files.hpp"
+#include "sim/experiment.hpp"
+
 namespace p0sim::cli {
-void add_experiment_command(CLI::App&) {}
+namespace fs = std::filesystem;
+
+namespace {
+
+struct ExperimentOptions {
+  std::string config, out, variants;
+  int seeds = 3, threads = 1;
+  bool force = false;
+};
+
+std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char ch : text + ",") {
+    if (ch != ',') {
+      cur.push_back(ch);
+      continue;
+    }
+    if (cur.empty()) throw UsageError("--variants", "empty name in '" + text + "'");
+    out.push_back(cur);
+    cur.clear();
+  }
+  return out;
+}
+
+void run_experiment_command(const ExperimentOptions& o) {
+  if (o.config.empty()) throw UsageError("--config", "an experiment TOML is required");
+  if (o.out.empty()) throw UsageError("--out", "an output directory is required");
+  sim::ExperimentConfig c = sim::read_experiment_config(o.config, "--config");
+  std::vector<std::string> names;
+  if (o.variants.empty()) {
+    for (const auto& v : c.variants) names.push_back(v.name);
+  } else {
+    const auto asked = split_names(o.variants);
+    const std::set<std::string> unique(asked.begin(), asked.end());
+    if (unique.size() != asked.size()) throw UsageError("--variants", "a variant is named twice in '" + o.variants + "'");
+    for (const std::string& n : asked)
+      if (std::none_of(c.variants.begin(), c.variants.end(), [&](const auto& v) { return v.name == n; }))
+        throw UsageError("--variants", "no variant '" + n + "' in '" + o.config + "'");
+    if (!unique.count(c.main) || !unique.count(c.control))
+      throw UsageError("--variants", "must include the main variant '" + c.main + "' and the control '" + c.control + "'");
+    // Keep the file's order, so tables and results.csv do not depend on how the list was typed.
+    for (const auto& v : c.variants)
+      if (unique.count(v.name)) names.push_back(v.name);
+    std::erase_if(c.variants, [&](const auto& v) { return !unique.count(v.name); });
+  }
+  prepare_output_dir("--out", o.out, o.force);
+  const fs::path dir = o.out;
+  write_file_atomic(dir / "experiment.toml", sim::experiment_toml(c));
+  const std::size_t total = names.size() * static_cast<std::size_t>(o.seeds);
+  std::size_t done = 0;
+  const auto runs = sim::run_experiment(c, names, o.seeds, o.threads, dir, [&](const sim::RunRecord& r) {
+    std::cerr << "[" << ++done << "/" << total << "] " << r.variant << " seed-" << r.seed_index << " done\n";
+  });
+  write_file_atomic(dir / "results.csv", sim::results_csv(runs));
+  const nlohmann::json verdict = sim::make_verdict(c, names, o.seeds, runs);
+  write_file_atomic(dir / "verdict.json", verdict.dump(2) + "\n");
+  std::cout << sim::verdict_table(verdict) << "wrote " << dir.string() << "\n";
+}
+
+}  // namespace
+
+void add_experiment_command(CLI::App& app) {
+  auto o = std::make_shared<ExperimentOptions>();
+  auto* sub = app.add_subcommand("experiment", "Train the config's variants (main + controls) for N seeds; verdict on the claims");
+  sub->add_option("--config", o->config,
+                  "Experiment TOML: train options at the top, [experiment] main/control, [variants.NAME] overrides")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--seeds", o->seeds, "Seeds per variant (>= 2, for intervals and tests)")->check(CLI::Range(2, 10000));
+  sub->add_option("--threads", o->threads, "Runs trained in parallel (each single-threaded; results never depend on it)")
+      ->check(CLI::Range(1, 1024));
+  sub->add_option("--variants", o->variants, "Comma-separated subset of the variants (must include main and control)")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {
+            return s.find_first_of(" \t/\\") == std::string::npos ? std::string() : "variant names have no spaces or slashes";
+          },
+          "NAME,NAME,..."));
+  sub->add_option("--out", o->out, "Experiment directory (created; must be empty unless --force)");
+  sub->add_flag("--force", o->force, "Write into a non-empty experiment directory, replacing its files");
+  sub->callback([o] { run_experiment_command(*o); });
+}
+
 }  // namespace p0sim::cli

@@ -1,5 +1,447 @@
-// Placeholder: `p0sim plot` is being written (issue 4).
+// `p0sim plot DIR`: gnuplot PNGs of a training run (trace.csv, heads.csv, probe/*.npy), of an
+// experiment (results.csv) or of `p0sim theory cone` CSVs, each with its .gp script beside it.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "cli/commands.hpp"
+#include "cli/plot_gnuplot.hpp"
+#include "common/errors.hpp"
+#include "common/files.hpp"
+#include "common/format.hpp"
+#include "common/stats.hpp"
+#include "sim/npy.hpp"
+
 namespace p0sim::cli {
-void add_plot_command(CLI::App&) {}
+namespace fs = std::filesystem;
+
+namespace {
+
+struct PlotOptions {
+  std::string input;
+  std::string out;
+  bool force = false;
+};
+
+// A CSV table as strings; numbers are parsed on demand (empty or unparsable -> NaN).
+struct Table {
+  fs::path path;
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+
+  int column(const std::string& name) const {
+    const auto it = std::find(header.begin(), header.end(), name);
+    return it == header.end() ? -1 : static_cast<int>(it - header.begin());
+  }
+  bool has(const std::string& name) const { return column(name) >= 0; }
+  double number(std::size_t row, int col) const {
+    if (col < 0 || static_cast<std::size_t>(col) >= rows[row].size()) return std::nan("");
+    const std::string& s = rows[row][static_cast<std::size_t>(col)];
+    if (s.empty()) return std::nan("");
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    return end == s.c_str() + s.size() ? v : std::nan("");
+  }
+  double number(std::size_t row, const std::string& name) const { return number(row, column(name)); }
+  const std::string& text(std::size_t row, const std::string& name) const {
+    static const std::string empty;
+    const int c = column(name);
+    return c < 0 || static_cast<std::size_t>(c) >= rows[row].size() ? empty : rows[row][static_cast<std::size_t>(c)];
+  }
+};
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cur.push_back('"'), ++i;
+      else if (c == '"') quoted = false;
+      else cur.push_back(c);
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else if (c != '\r') {
+      cur.push_back(c);
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+Table read_csv(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("DIR", "cannot read '" + path.string() + "'");
+  Table t;
+  t.path = path;
+  std::string line;
+  if (!std::getline(in, line)) return t;
+  t.header = split_csv_line(line);
+  while (std::getline(in, line))
+    if (!line.empty()) t.rows.push_back(split_csv_line(line));
+  return t;
+}
+
+bool is_cone_csv(const Table& t) {
+  return t.has("model") && t.has("d") && t.has("T") && t.has("t") && t.has("quantity") && t.has("mc_mean");
+}
+bool is_results_csv(const Table& t) { return t.has("variant") && t.has("seed"); }
+
+std::vector<double> sorted_unique(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+// Colours that stay apart in print: layer or head i gets kColors[i % n].
+const char* const kColors[] = {"rgb \"#4477aa\"", "rgb \"#ee6677\"", "rgb \"#228833\"", "rgb \"#ccbb44\"",
+                               "rgb \"#66ccee\"", "rgb \"#aa3377\"", "rgb \"#bbbbbb\"", "rgb \"#000000\""};
+std::string color(std::size_t i) { return kColors[i % (sizeof kColors / sizeof kColors[0])]; }
+
+// ---- a training run -------------------------------------------------------------------------
+
+void check_trace(const Table& trace) {
+  for (const char* col : {"step", "layer", "p0_norm_ratio", "p0_cos", "sink_rate", "attn_to_0", "attn_to_1"})
+    if (!trace.has(col)) throw UsageError("DIR", "'" + trace.path.string() + "' has no column '" + col + "'");
+  if (trace.rows.empty()) throw UsageError("DIR", "'" + trace.path.string() + "' holds no probe rows");
+}
+
+std::vector<std::string> plot_run(const fs::path& dir, const Table& trace, const fs::path& out) {
+  std::vector<std::string> made;
+  std::vector<double> layers;
+  for (std::size_t r = 0; r < trace.rows.size(); ++r) layers.push_back(trace.number(r, "layer"));
+  layers = sorted_unique(layers);
+
+  // Per-layer emergence curves: one panel per metric, one line per layer.
+  struct Metric {
+    const char* column;
+    const char* title;
+  };
+  const Metric metrics[] = {{"p0_norm_ratio", "P0 norm ratio ||h_0|| / median_t ||h_t||"},
+                            {"p0_cos", "P0 direction: mean pairwise cosine of h_0"},
+                            {"sink_rate", "sink rate (heads with attention to key 0 > eps)"},
+                            {"attn_to_0", "attention to key 0 (mean over heads)"},
+                            {"attn_to_1", "attention to key 1 (mean over heads)"},
+                            {"accuracy", "task accuracy at active queries (probe batch)"}};
+  Figure fig = make_figure("emergence", "Emergence over training: " + dir.filename().string(), 3);
+  for (const Metric& m : metrics) {
+    if (!trace.has(m.column)) continue;
+    Panel p = make_panel(m.title, "training step", m.column);
+    const std::string col = m.column;
+    if (col == "sink_rate" || col == "attn_to_0" || col == "attn_to_1" || col == "accuracy") p.ymin = -0.02, p.ymax = 1.02;
+    if (col == "p0_cos") p.ymin = -1.02, p.ymax = 1.02;
+    bool any = false;
+    for (std::size_t li = 0; li < layers.size(); ++li) {
+      Series s;
+      s.label = std::string(m.column == std::string("accuracy") ? "all layers" : "after block ") +
+                (m.column == std::string("accuracy") ? "" : std::to_string(static_cast<int>(layers[li])));
+      s.color = color(li);
+      for (std::size_t r = 0; r < trace.rows.size(); ++r) {
+        if (trace.number(r, "layer") != layers[li]) continue;
+        s.x.push_back(trace.number(r, "step"));
+        s.y.push_back(trace.number(r, m.column));
+        any = any || std::isfinite(s.y.back());
+      }
+      p.series.push_back(std::move(s));
+      if (m.column == std::string("accuracy")) break;  // the same for every layer
+    }
+    if (any || m.column != std::string("accuracy")) fig.panels.push_back(std::move(p));
+  }
+  render(out, fig);
+  made.push_back(fig.name);
+
+  // Per-head attention to key 0: one panel per layer, one line per head.
+  if (fs::exists(dir / "heads.csv")) {
+    const Table heads = read_csv(dir / "heads.csv");
+    if (heads.has("step") && heads.has("layer") && heads.has("head") && heads.has("attn_to_0") && !heads.rows.empty()) {
+      std::vector<double> hs;
+      for (std::size_t r = 0; r < heads.rows.size(); ++r) hs.push_back(heads.number(r, "head"));
+      hs = sorted_unique(hs);
+      bool active = false;
+      for (std::size_t r = 0; r < heads.rows.size() && !active; ++r) active = std::isfinite(heads.number(r, "attn_to_0_active"));
+      Figure hf = make_figure("heads_attn_to_0", "Per-head attention to key 0: " + dir.filename().string(), static_cast<int>(std::min<std::size_t>(layers.size(), 3)));
+      for (double l : layers) {
+        Panel p = make_panel("layer " + std::to_string(static_cast<int>(l)), "training step", "attention to key 0");
+        p.ymin = -0.02;
+        p.ymax = 1.02;
+        for (std::size_t hi = 0; hi < hs.size(); ++hi) {
+          for (int pass = 0; pass < (active ? 2 : 1); ++pass) {
+            Series s;
+            s.label = "head " + std::to_string(static_cast<int>(hs[hi])) + (pass ? " (active queries)" : " (all queries)");
+            s.color = color(hi);
+            s.style = pass ? "lines dt 2" : "linespoints";
+            for (std::size_t r = 0; r < heads.rows.size(); ++r) {
+              if (heads.number(r, "layer") != l || heads.number(r, "head") != hs[hi]) continue;
+              s.x.push_back(heads.number(r, "step"));
+              s.y.push_back(heads.number(r, pass ? "attn_to_0_active" : "attn_to_0"));
+            }
+            p.series.push_back(std::move(s));
+          }
+        }
+        hf.panels.push_back(std::move(p));
+      }
+      render(out, hf);
+      made.push_back(hf.name);
+    }
+  }
+
+  // The final probe's dump: mean attention pattern per head, norm by position per layer.
+  const fs::path attn_path = dir / "probe" / "attn_mean.npy";
+  if (fs::exists(attn_path)) {
+    const sim::NpyArray a = sim::read_npy(attn_path);
+    if (a.shape.size() != 4 || a.shape[2] != a.shape[3])
+      throw UsageError("DIR", "'" + attn_path.string() + "' is not an (L,H,P,P) array");
+    const auto v = a.as_float();
+    const int L = static_cast<int>(a.shape[0]), H = static_cast<int>(a.shape[1]), P = static_cast<int>(a.shape[2]);
+    Figure af = make_figure("attention_heatmaps", "Mean attention pattern per head at the end of training (row = query, column = key)",
+                            H);
+    af.panel_width = 420;
+    af.panel_height = 380;
+    for (int l = 0; l < L; ++l)
+      for (int h = 0; h < H; ++h) {
+        Panel p = make_panel("layer " + std::to_string(l) + ", head " + std::to_string(h), "key position", "query position");
+        p.rows = p.cols = P;
+        const auto* base = v.data() + (static_cast<std::ptrdiff_t>(l) * H + h) * P * P;
+        p.matrix.assign(base, base + static_cast<std::ptrdiff_t>(P) * P);
+        p.cb_min = 0.0;
+        p.cb_max = 1.0;
+        af.panels.push_back(std::move(p));
+      }
+    render(out, af);
+    made.push_back(af.name);
+  }
+  const fs::path norm_path = dir / "probe" / "norm_by_position.npy";
+  if (fs::exists(norm_path)) {
+    const sim::NpyArray a = sim::read_npy(norm_path);
+    if (a.shape.size() != 2) throw UsageError("DIR", "'" + norm_path.string() + "' is not an (L+1,P) array");
+    const auto v = a.as_float();
+    const int rows = static_cast<int>(a.shape[0]), P = static_cast<int>(a.shape[1]);
+    Figure nf = make_figure("norm_by_position", "", 1);
+    Panel p = make_panel("Hidden-state norm by position at the end of training (mean over probe rows)", "position t", "mean ||h_t||");
+    for (int l = 0; l < rows; ++l) {
+      Series s;
+      s.label = l == 0 ? "embeddings" : "after block " + std::to_string(l - 1);
+      s.color = color(static_cast<std::size_t>(l));
+      for (int t = 0; t < P; ++t) {
+        s.x.push_back(t);
+        s.y.push_back(v[static_cast<std::size_t>(l) * P + t]);
+      }
+      p.series.push_back(std::move(s));
+    }
+    nf.panels.push_back(std::move(p));
+    render(out, nf);
+    made.push_back(nf.name);
+  }
+  return made;
+}
+
+// ---- an experiment: results.csv --------------------------------------------------------------
+
+std::string file_stem_for(const std::string& s) {
+  std::string out;
+  for (char c : s) out.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '_');
+  return out;
+}
+
+std::vector<std::string> plot_results(const Table& t, const fs::path& out) {
+  std::vector<std::string> variants;  // in order of first appearance
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    const std::string& v = t.text(r, "variant");
+    if (std::find(variants.begin(), variants.end(), v) == variants.end()) variants.push_back(v);
+  }
+  std::vector<std::string> made;
+  for (std::size_t c = 0; c < t.header.size(); ++c) {
+    const std::string& name = t.header[c];
+    if (name == "variant" || name == "seed" || name == "seed_index") continue;  // identifiers, not metrics
+    // A metric column: every non-empty cell is a number and at least one is finite.
+    bool numeric = true, any = false;
+    for (std::size_t r = 0; r < t.rows.size() && numeric; ++r) {
+      const std::string cell = c < t.rows[r].size() ? t.rows[r][c] : "";
+      if (cell.empty() || cell == "nan" || cell == "NaN") continue;
+      const double x = t.number(r, static_cast<int>(c));
+      numeric = !std::isnan(x);
+      any = any || std::isfinite(x);
+    }
+    if (!numeric || !any) continue;
+    Panel p = make_panel(name + ": mean over seeds with 95% interval", "variant", name);
+    for (const std::string& v : variants) {
+      RunningStats s;
+      for (std::size_t r = 0; r < t.rows.size(); ++r) {
+        const double x = t.number(r, static_cast<int>(c));
+        if (t.text(r, "variant") == v && std::isfinite(x)) s.add(x);
+      }
+      const double half = s.n >= 2 ? s.ci_half_width(0.95) : 0.0;  // one seed: no interval to draw
+      p.categories.push_back(v + " (n=" + std::to_string(s.n) + ")");
+      p.bar.push_back(s.n ? s.mean : std::nan(""));
+      p.bar_low.push_back(s.n ? s.mean - half : std::nan(""));
+      p.bar_high.push_back(s.n ? s.mean + half : std::nan(""));
+    }
+    Figure f = make_figure("bars_" + file_stem_for(name), "", 1);
+    f.panels.push_back(std::move(p));
+    f.panel_width = std::max(640, 110 * static_cast<int>(variants.size()));
+    render(out, f);
+    made.push_back(f.name);
+  }
+  return made;
+}
+
+// ---- theory cone CSVs --------------------------------------------------------------------------
+
+std::vector<std::string> plot_cone(const Table& t, const fs::path& out, const std::string& prefix) {
+  // A panel per (model, mask, other parameters); a series per d.
+  auto panel_key = [&](std::size_t r) {
+    std::string k = t.text(r, "model") + " " + t.text(r, "mask");
+    for (const char* p : {"theta", "mu", "sigma", "m", "heads"})
+      if (!t.text(r, p).empty()) k += std::string(", ") + p + "=" + t.text(r, p);
+    return k;
+  };
+  std::vector<std::string> keys;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    const std::string k = panel_key(r);
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  }
+  std::vector<double> Ts;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) Ts.push_back(t.number(r, "T"));
+  Ts = sorted_unique(Ts);
+  // Versus T at the last position when T varies, else versus t at the one T.
+  const bool vs_T = Ts.size() > 1;
+  std::vector<std::string> made;
+  for (const char* quantity : {"p0_gap", "p0_largest_prob"}) {
+    const bool prob = quantity == std::string("p0_largest_prob");
+    Figure f = make_figure(prefix + quantity, "", static_cast<int>(std::min<std::size_t>(keys.size(), 2)));
+    bool any = false;
+    for (const std::string& key : keys) {
+      Panel p = make_panel(key, vs_T && !prob ? "T (position t = T-1)" : (prob ? "T" : "position t"),
+              prob ? "P(position 0 has the largest norm)" : "E||o_0|| - E||o_t||");
+      p.logx = vs_T;
+      if (prob) p.ymin = -0.02, p.ymax = 1.02;
+      std::vector<double> ds;
+      for (std::size_t r = 0; r < t.rows.size(); ++r)
+        if (panel_key(r) == key && t.text(r, "quantity") == quantity) ds.push_back(t.number(r, "d"));
+      ds = sorted_unique(ds);
+      for (std::size_t di = 0; di < ds.size(); ++di) {
+        Series cf, mc;
+        cf.label = "d=" + fmt17(ds[di]) + " closed form";
+        cf.style = "lines";
+        cf.color = mc.color = color(di);
+        mc.label = "d=" + fmt17(ds[di]) + " Monte Carlo (99% CI)";
+        for (std::size_t r = 0; r < t.rows.size(); ++r) {
+          if (panel_key(r) != key || t.text(r, "quantity") != quantity || t.number(r, "d") != ds[di]) continue;
+          const double T = t.number(r, "T"), pos = t.number(r, "t");
+          if (vs_T && !prob && pos != T - 1) continue;
+          const double x = vs_T || prob ? T : pos;
+          if (std::isfinite(t.number(r, "closed_form"))) {
+            cf.x.push_back(x);
+            cf.y.push_back(t.number(r, "closed_form"));
+          }
+          if (std::isfinite(t.number(r, "mc_mean"))) {
+            mc.x.push_back(x);
+            mc.y.push_back(t.number(r, "mc_mean"));
+            mc.low.push_back(t.number(r, "mc_ci99_low"));
+            mc.high.push_back(t.number(r, "mc_ci99_high"));
+          }
+        }
+        any = any || !cf.x.empty() || !mc.x.empty();
+        if (!cf.x.empty()) p.series.push_back(std::move(cf));
+        if (!mc.x.empty()) p.series.push_back(std::move(mc));
+      }
+      f.panels.push_back(std::move(p));
+    }
+    if (!any) continue;
+    f.title = std::string(prob ? "P(position 0 has the largest norm)" : "Norm gap of position 0") + ": " +
+              t.path.filename().string();
+    render(out, f);
+    made.push_back(f.name);
+  }
+  return made;
+}
+
+// ---- dispatch --------------------------------------------------------------------------------
+
+void run_plot(const PlotOptions& o) {
+  if (o.input.empty()) throw UsageError("DIR", "a run, experiment or sweep directory, or a theory CSV file, is required");
+  const fs::path in = o.input;
+  std::error_code ec;
+  if (!fs::exists(in, ec)) throw UsageError("DIR", "'" + in.string() + "' does not exist");
+  const bool is_file = fs::is_regular_file(in, ec);
+  const fs::path out = !o.out.empty() ? fs::path(o.out) : (is_file ? in.parent_path() / "plots" : in / "plots");
+
+  // Decide what to draw before creating anything, so bad input leaves no empty plots directory.
+  enum class Kind { run, results, cone } kind;
+  std::vector<Table> cone_tables;
+  Table results;  // results.csv, or a run's trace.csv
+  if (is_file) {
+    Table t = read_csv(in);
+    if (is_cone_csv(t)) kind = Kind::cone, cone_tables.push_back(std::move(t));
+    else if (is_results_csv(t)) kind = Kind::results, results = std::move(t);
+    else throw UsageError("DIR", "'" + in.string() + "' is neither a `theory cone` CSV nor an experiment's results.csv");
+  } else if (fs::exists(in / "trace.csv")) {
+    kind = Kind::run;
+    results = read_csv(in / "trace.csv");
+    check_trace(results);
+  } else if (fs::exists(in / "results.csv") && is_results_csv(results = read_csv(in / "results.csv"))) {
+    kind = Kind::results;
+  } else {
+    std::vector<fs::path> csvs;
+    for (const auto& e : fs::directory_iterator(in, ec))
+      if (e.is_regular_file() && e.path().extension() == ".csv") csvs.push_back(e.path());
+    std::sort(csvs.begin(), csvs.end());
+    for (const auto& p : csvs) {
+      Table t = read_csv(p);
+      if (is_cone_csv(t) && !t.rows.empty()) cone_tables.push_back(std::move(t));
+    }
+    if (cone_tables.empty())
+      throw UsageError("DIR", "nothing to plot in '" + in.string() +
+                                  "': expected trace.csv (a run with --probe-every), results.csv (an experiment) "
+                                  "or `theory cone` CSV files");
+    kind = Kind::cone;
+  }
+  if (kind == Kind::results && results.rows.empty())
+    throw UsageError("DIR", "'" + results.path.string() + "' holds no rows");
+  prepare_output_dir("--out", out, o.force);
+
+  std::vector<std::string> made;
+  if (kind == Kind::run) {
+    made = plot_run(in, results, out);
+  } else if (kind == Kind::results) {
+    made = plot_results(results, out);
+    if (made.empty()) throw UsageError("DIR", "'" + results.path.string() + "' has no numeric metric column");
+  } else {
+    for (const Table& t : cone_tables) {
+      const std::string prefix = cone_tables.size() > 1 ? t.path.stem().string() + "_" : "";
+      for (auto& m : plot_cone(t, out, prefix)) made.push_back(std::move(m));
+    }
+    if (made.empty()) throw UsageError("DIR", "no p0_gap or p0_largest_prob rows to plot in '" + in.string() + "'");
+  }
+  std::cout << "wrote " << made.size() << " plot" << (made.size() == 1 ? "" : "s") << " to " << out.string() << ":";
+  for (const auto& m : made) std::cout << ' ' << m << ".png";
+  std::cout << "\n";
+}
+
+}  // namespace
+
+void add_plot_command(CLI::App& app) {
+  auto o = std::make_shared<PlotOptions>();
+  auto* sub = app.add_subcommand(
+      "plot", "Render gnuplot PNGs (with their .gp scripts) of a run, an experiment, or theory cone CSVs");
+  sub->add_option("DIR", o->input,
+                  "Run directory (trace.csv), experiment directory (results.csv), directory of `theory cone` CSVs, "
+                  "or one such CSV file");
+  sub->add_option("--out", o->out, "Plot directory (default DIR/plots; created; must be empty unless --force)");
+  sub->add_flag("--force", o->force, "Write into a non-empty plot directory, replacing its files");
+  add_config_option(*sub, [o] { run_plot(*o); });
+}
+
 }  // namespace p0sim::cli

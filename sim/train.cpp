@@ -11,6 +11,7 @@
 #include "common/files.hpp"
 #include "common/format.hpp"
 #include "sim/npy.hpp"
+#include "sim/plot_dump.hpp"
 
 namespace p0sim::sim {
 namespace fs = std::filesystem;
@@ -213,6 +214,8 @@ void write_run(const fs::path& dir, const Model<float>& model, const TrainConfig
     if (c.data.task == Task::firstrecall || c.data.task == Task::backcopy) s["copy_accuracy"] = num(last.accuracy);
     if (c.data.task == Task::firstrecall) s["first_trigger_accuracy"] = num(last.first_accuracy);
     if (c.data.task == Task::lookup) s["lookup_accuracy"] = num(last.accuracy);
+    // For `p0sim plot`: each head's mean attention pattern and the norm by position at the end.
+    write_probe_dump(dir / "probe", model, c);
   }
   write_weights(dir / "weights", model);
   write_file_atomic(dir / "summary.json", s.dump(2) + "\n");

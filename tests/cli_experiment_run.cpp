@@ -1,0 +1,186 @@
+// `p0sim experiment` through the binary: a tiny experiment (2 variants x 2 seeds, a few steps)
+// whose results.csv does not depend on --threads, whose verdict.json has the documented
+// structure, whose runs replay under `p0sim train`, and one-line exit-2 errors for bad input.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "common/rng.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kRoot = fs::temp_directory_path() / ("p0sim_cli_experiment_" + std::to_string(::getpid()));
+struct RemoveAtExit {
+  ~RemoveAtExit() {
+    std::error_code ec;
+    fs::remove_all(kRoot, ec);
+  }
+} remove_at_exit;
+
+struct Outcome {
+  int code = -1;
+  std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+Outcome run_p0sim(const std::string& args) {
+  fs::create_directories(kRoot);
+  const fs::path err = kRoot / "stderr.txt";
+  const std::string cmd = std::string(P0SIM_BINARY) + " " + args + " > /dev/null 2> " + err.string();
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(err)};
+}
+
+// Small enough that prefix-bidirectional (one forward per prefix) runs in well under a second.
+const std::string kTinyConfig = R"(vocab = 16
+d-model = 16
+heads = 2
+seq-len = 8
+batch = 8
+task = "firstrecall"
+steps = 20
+lr = 3e-3
+probe-every = 10
+probe-batch = 16
+seed = 3
+
+[experiment]
+main = "main"
+control = "prefix-bidirectional"
+
+[variants.main]
+
+[variants.prefix-bidirectional]
+mask = "prefix-bidirectional"
+
+[variants.rope]
+pos = "rope"
+)";
+
+fs::path write_config(const std::string& name, const std::string& text) {
+  fs::create_directories(kRoot);
+  const fs::path p = kRoot / name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("experiment results.csv is byte-identical for --threads 1 and 2", "[cli][experiment]") {
+  const fs::path cfg = write_config("tiny.toml", kTinyConfig);
+  const fs::path a = kRoot / "a", b = kRoot / "b";
+  const std::string common = "experiment --config " + cfg.string() + " --seeds 2 --variants main,prefix-bidirectional";
+  REQUIRE(run_p0sim(common + " --threads 1 --out " + a.string()).code == 0);
+  REQUIRE(run_p0sim(common + " --threads 2 --out " + b.string()).code == 0);
+  const std::string csv = slurp(a / "results.csv");
+  REQUIRE(csv == slurp(b / "results.csv"));
+  CHECK(slurp(a / "verdict.json") == slurp(b / "verdict.json"));
+
+  // Header, then (variant order, seed) rows; seeds derived from (base seed, variant, index) so
+  // adding a variant never changes another's runs.
+  CHECK(csv.rfind("variant,seed_index,seed,loss,copy_accuracy,first_trigger_accuracy,l1_active_attn_to_0,", 0) == 0);
+  CHECK(csv.find("emerged_identification,emerged_high_norm,emerged_sink\n") != std::string::npos);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 5);
+  CHECK(csv.find("\nmain,0," + std::to_string(p0sim::derive_seed(3, "main", 0)) + ",") != std::string::npos);
+  CHECK(csv.find("\nmain,1,") < csv.find("\nprefix-bidirectional,0,"));
+  CHECK(csv.find("\nprefix-bidirectional,1," + std::to_string(p0sim::derive_seed(3, "prefix-bidirectional", 1)) + ",") !=
+        std::string::npos);
+  CHECK(csv.find("rope") == std::string::npos);
+
+  // Each run directory holds what `p0sim train` writes, and its config.toml replays the run.
+  const fs::path run = a / "runs" / "main" / "seed-1";
+  for (const char* f : {"config.toml", "train.csv", "summary.json", "trace.csv", "heads.csv", "weights/config.json"})
+    CHECK(fs::exists(run / f));
+  const fs::path replay = kRoot / "replay";
+  REQUIRE(run_p0sim("train --config " + (run / "config.toml").string() + " --out " + replay.string()).code == 0);
+  CHECK(slurp(replay / "trace.csv") == slurp(run / "trace.csv"));
+  CHECK(slurp(replay / "weights" / "lm_head.npy") == slurp(run / "weights" / "lm_head.npy"));
+
+  // experiment.toml is accepted back by --config.
+  CHECK(run_p0sim("experiment --config " + (a / "experiment.toml").string() + " --seeds 2 --out " +
+                  (kRoot / "again").string())
+            .code == 0);
+  CHECK(slurp(kRoot / "again" / "results.csv") == csv);
+}
+
+TEST_CASE("experiment verdict.json names each claim with its test, p-value and per-variant intervals",
+          "[cli][experiment]") {
+  const fs::path cfg = write_config("tiny_v.toml", kTinyConfig);
+  const fs::path out = kRoot / "v";
+  REQUIRE(run_p0sim("experiment --config " + cfg.string() + " --seeds 2 --threads 2 --out " + out.string()).code == 0);
+  const auto v = nlohmann::json::parse(slurp(out / "verdict.json"));
+  CHECK(v["seeds"] == 2);
+  CHECK(v["main"] == "main");
+  CHECK(v["control"] == "prefix-bidirectional");
+  CHECK(v["variant_order"] == nlohmann::json({"main", "prefix-bidirectional", "rope"}));
+  REQUIRE(v["claims"].size() == 3);
+  const char* names[] = {"identification", "high_norm", "sink"};
+  for (int i = 0; i < 3; ++i) {
+    const auto& c = v["claims"][i];
+    CAPTURE(i);
+    CHECK(c["claim"] == names[i]);
+    CHECK(c["test"] == "welch-t two-sided");
+    CHECK(c["p_value"].is_number());
+    CHECK(c["p_value"].get<double>() >= 0.0);
+    CHECK(c["p_value"].get<double>() <= 1.0);
+    CHECK(c["holds_for_main"].is_boolean());
+    CHECK(c["fails_for_control"].is_boolean());
+    CHECK(c["main"]["runs"] == 2);
+    CHECK(c["control"]["runs"] == 2);
+    // Consistency of the rule: supported implies both sides of the comparison.
+    if (c["supported"].get<bool>()) CHECK((c["holds_for_main"].get<bool>() && c["fails_for_control"].get<bool>()));
+  }
+  for (const char* variant : {"main", "prefix-bidirectional", "rope"}) {
+    const auto& t = v["variants"][variant];
+    CAPTURE(variant);
+    CHECK(t["runs"] == 2);
+    REQUIRE(t["metrics"].size() == 4 + 5 * 2);  // 4 scalars + 5 per layer x 2 layers
+    const auto& loss = t["metrics"][0];
+    CHECK(loss["metric"] == "loss");
+    CHECK(loss["n"] == 2);
+    CHECK(loss["lo"].get<double>() <= loss["mean"].get<double>());
+    CHECK(loss["mean"].get<double>() <= loss["hi"].get<double>());
+  }
+  CHECK(fs::exists(out / "experiment.toml"));
+  CHECK(fs::exists(out / "runs" / "rope" / "seed-1" / "summary.json"));
+}
+
+TEST_CASE("experiment rejects bad input with one line naming the option and exit 2", "[cli][experiment]") {
+  const fs::path cfg = write_config("tiny_e.toml", kTinyConfig);
+  const fs::path bad = write_config("bad.toml", kTinyConfig + "[variants.x]\nlearning-rate = 0.1\n");
+  const std::string out = " --out " + (kRoot / "e").string();
+  struct Case {
+    std::string args, option;
+  };
+  const Case cases[] = {
+      {"experiment --config " + bad.string() + out, "--config"},
+      {"experiment --seeds 2" + out, "--config"},
+      {"experiment --config " + cfg.string() + " --seeds 2", "--out"},
+      {"experiment --config " + cfg.string() + " --seeds 1" + out, "--seeds"},
+      {"experiment --config " + cfg.string() + " --threads 0" + out, "--threads"},
+      {"experiment --config " + cfg.string() + " --variants main,nope" + out, "--variants"},
+      {"experiment --config " + cfg.string() + " --variants main,rope" + out, "--variants"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.args);
+    const Outcome o = run_p0sim(c.args);
+    CHECK(o.code == 2);
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+    CHECK(o.err.find(c.option) != std::string::npos);
+  }
+  CHECK(run_p0sim("experiment --config " + bad.string() + out).err.find("learning-rate") != std::string::npos);
+  CHECK_FALSE(fs::exists(kRoot / "e" / "results.csv"));
+}

@@ -1,0 +1,181 @@
+// `p0sim plot` through the binary: which PNGs and .gp scripts it writes for a run, an experiment
+// and a theory CSV, that each script redraws its PNG byte for byte, the probe dump the run plots
+// read, and one-line exit-2 errors for bad input.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "sim/npy.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kRoot = fs::temp_directory_path() / ("p0sim_cli_plot_" + std::to_string(::getpid()));
+struct RemoveAtExit {
+  ~RemoveAtExit() {
+    std::error_code ec;
+    fs::remove_all(kRoot, ec);
+  }
+} remove_at_exit;
+
+struct Outcome {
+  int code = -1;
+  std::string err;
+};
+
+Outcome run_shell(const std::string& cmd) {
+  fs::create_directories(kRoot);
+  const fs::path err = kRoot / "stderr.txt";
+  const std::string full = cmd + " > /dev/null 2> " + err.string();
+  const int status = std::system(full.c_str());
+  std::ifstream in(err);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, std::string(std::istreambuf_iterator<char>(in), {})};
+}
+
+Outcome run_p0sim(const std::string& args) { return run_shell(std::string(P0SIM_BINARY) + " " + args); }
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+fs::path fresh(const std::string& name) {
+  const fs::path d = kRoot / name;
+  fs::remove_all(d);
+  return d;
+}
+
+bool is_png(const fs::path& p) {
+  const std::string magic = "\x89PNG\r\n\x1a\n";
+  const std::string bytes = slurp(p);
+  return bytes.size() > 100 && bytes.compare(0, magic.size(), magic) == 0;
+}
+
+// The .gp beside NAME.png must redraw it, byte for byte, when run in that directory.
+void check_figure(const fs::path& dir, const std::string& name) {
+  CAPTURE(dir.string(), name);
+  const fs::path png = dir / (name + ".png"), gp = dir / (name + ".gp");
+  REQUIRE(fs::exists(gp));
+  REQUIRE(fs::file_size(gp) > 0);
+  REQUIRE(is_png(png));
+  const std::string original = slurp(png);
+  fs::remove(png);
+  const Outcome redraw = run_shell("cd '" + dir.string() + "' && gnuplot '" + name + ".gp'");
+  CAPTURE(redraw.err);
+  REQUIRE(redraw.code == 0);
+  CHECK(slurp(png) == original);
+}
+
+int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+// Small enough for a fraction of a second: 2 layers, 2 heads, P = 8, probes every 5 steps.
+const std::string kTinyRun =
+    "train --vocab 8 --d-model 16 --heads 2 --d-ff 32 --seq-len 8 --batch 4 --steps 10 --task firstrecall "
+    "--triggers 2 --probe-every 5 --probe-batch 6 --seed 3";
+
+}  // namespace
+
+TEST_CASE("plot of a probed run writes emergence, per-head, heatmap and norm PNGs that their .gp scripts redraw",
+          "[cli][plot]") {
+  const fs::path run = fresh("run");
+  REQUIRE(run_p0sim(kTinyRun + " --out " + run.string()).code == 0);
+  const Outcome o = run_p0sim("plot " + run.string());
+  CAPTURE(o.err);
+  REQUIRE(o.code == 0);
+  for (const char* name : {"emergence", "heads_attn_to_0", "attention_heatmaps", "norm_by_position"})
+    check_figure(run / "plots", name);
+  // No temporary image is left behind.
+  for (const auto& e : fs::directory_iterator(run / "plots")) CHECK(e.path().extension() != ".tmp");
+}
+
+TEST_CASE("the probe dump holds causal attention rows that sum to 1 and a norm per layer and position",
+          "[cli][plot]") {
+  const fs::path run = fresh("dump");
+  REQUIRE(run_p0sim(kTinyRun + " --out " + run.string()).code == 0);
+  const auto attn = p0sim::sim::read_npy(run / "probe" / "attn_mean.npy");
+  REQUIRE(attn.shape == std::vector<std::int64_t>{2, 2, 8, 8});  // (L,H,P,P)
+  const auto a = attn.as_float();
+  for (int lh = 0; lh < 4; ++lh)
+    for (int q = 0; q < 8; ++q) {
+      double sum = 0;
+      for (int k = 0; k < 8; ++k) {
+        const float v = a[static_cast<std::size_t>((lh * 8 + q) * 8 + k)];
+        if (k > q) CHECK(v == 0.0f);  // the causal mask: no weight on future keys
+        sum += v;
+      }
+      // A mean of softmax rows: 1 up to float rounding over 8 terms and 6 rows.
+      CHECK_THAT(sum, Catch::Matchers::WithinAbs(1.0, 1e-5));
+    }
+  const auto norm = p0sim::sim::read_npy(run / "probe" / "norm_by_position.npy");
+  REQUIRE(norm.shape == std::vector<std::int64_t>{3, 8});  // (L+1,P)
+  for (float v : norm.as_float()) CHECK(v > 0.0f);
+}
+
+TEST_CASE("plot of an experiment draws one bar chart per numeric metric column and skips text columns",
+          "[cli][plot]") {
+  const fs::path exp = fresh("experiment");
+  fs::create_directories(exp);
+  std::ofstream(exp / "results.csv") << "variant,seed_index,seed,final_loss,stage,sink_step\n"
+                                        "main,0,11,1.5,final,100\nmain,1,12,1.7,early,\nmain,2,13,1.6,final,120\n"
+                                        "prefix-bidirectional,0,21,2.5,none,\nprefix-bidirectional,1,22,2.4,none,\n";
+  const Outcome o = run_p0sim("plot " + exp.string() + " --out " + (exp / "figs").string());
+  CAPTURE(o.err);
+  REQUIRE(o.code == 0);
+  check_figure(exp / "figs", "bars_final_loss");
+  check_figure(exp / "figs", "bars_sink_step");
+  CHECK_FALSE(fs::exists(exp / "figs" / "bars_stage.png"));
+  CHECK_FALSE(fs::exists(exp / "figs" / "bars_seed.png"));
+  CHECK_FALSE(fs::exists(exp / "figs" / "bars_seed_index.png"));
+}
+
+TEST_CASE("plot of a theory cone CSV file draws the gap and the largest-norm probability", "[cli][plot]") {
+  const fs::path dir = fresh("cone");
+  fs::create_directories(dir);
+  REQUIRE(run_p0sim("theory cone --model gauss --d 4,16 --T 4,16 --trials 200 --out " + (dir / "cone.csv").string())
+              .code == 0);
+  const Outcome o = run_p0sim("plot " + (dir / "cone.csv").string());
+  CAPTURE(o.err);
+  REQUIRE(o.code == 0);
+  check_figure(dir / "plots", "p0_gap");
+  check_figure(dir / "plots", "p0_largest_prob");
+}
+
+TEST_CASE("plot rejects bad input with one line and exit 2", "[cli][plot]") {
+  const fs::path empty = fresh("empty");
+  fs::create_directories(empty);
+  std::ofstream(empty / "notes.csv") << "a,b\n1,2\n";
+  const fs::path broken = fresh("broken_run");
+  fs::create_directories(broken);
+  std::ofstream(broken / "trace.csv") << "step,layer\n0,0\n";  // a run without the metric columns
+  for (const std::string& args : {"plot " + (kRoot / "no_such_dir").string(), "plot " + empty.string(),
+                                  "plot " + (empty / "notes.csv").string(), "plot " + broken.string(), std::string("plot")}) {
+    CAPTURE(args);
+    const Outcome o = run_p0sim(args);
+    CHECK(o.code == 2);
+    CHECK(lines(o.err) == 1);
+  }
+  CHECK_FALSE(fs::exists(empty / "plots"));  // bad input leaves nothing behind
+  CHECK_FALSE(fs::exists(broken / "plots"));
+}
+
+TEST_CASE("plot never overwrites an earlier plot directory unless --force", "[cli][plot]") {
+  const fs::path exp = fresh("again");
+  fs::create_directories(exp);
+  std::ofstream(exp / "results.csv") << "variant,seed,final_loss\nmain,1,1.5\nmain,2,1.7\n";
+  REQUIRE(run_p0sim("plot " + exp.string()).code == 0);
+  const Outcome again = run_p0sim("plot " + exp.string());
+  CHECK(again.code == 2);
+  CHECK(again.err.find("--force") != std::string::npos);
+  CHECK(run_p0sim("plot --force " + exp.string()).code == 0);
+}
