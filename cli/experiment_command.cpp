@@ -52,7 +52,8 @@ void run_experiment_command(const ExperimentOptions& o) {
     for (const std::string& n : asked)
       if (std::none_of(c.variants.begin(), c.variants.end(), [&](const auto& v) { return v.name == n; }))
         throw UsageError("--variants", "no variant '" + n + "' in '" + o.config + "'");
-    if (!unique.count(c.main) || !unique.count(c.control))
+    const bool search = c.main.empty() && c.control.empty();
+    if (!search && (!unique.count(c.main) || !unique.count(c.control)))
       throw UsageError("--variants", "must include the main variant '" + c.main + "' and the control '" + c.control + "'");
     // Keep the file's order, so tables and results.csv do not depend on how the list was typed.
     for (const auto& v : c.variants)

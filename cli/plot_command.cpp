@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "common/files.hpp"
 #include "common/format.hpp"
 #include "common/stats.hpp"
+#include "sim/experiment.hpp"
 #include "sim/npy.hpp"
 
 namespace p0sim::cli {
@@ -297,6 +299,138 @@ std::vector<std::string> plot_results(const Table& t, const fs::path& out) {
   return made;
 }
 
+// A search (an experiment whose variants are the cells of a grid over a few train options, such as
+// configs/search/*.toml): one heatmap per metric over the first two varying options, one panel per
+// combination of the others. Returns nothing when the variants do not vary at least two options.
+std::vector<std::string> plot_search_heatmaps(const Table& t, const sim::ExperimentConfig& c, const fs::path& out) {
+  // Each variant's value of every option it or any other variant overrides.
+  std::vector<std::string> keys;
+  for (const auto& v : c.variants)
+    for (const auto& kv : v.overrides)
+      if (std::find(keys.begin(), keys.end(), kv.first) == keys.end()) keys.push_back(kv.first);
+  auto value_of = [&](const sim::ExperimentVariant& v, const std::string& key) {
+    for (const auto& kv : sim::variant_options(c, v))
+      if (kv.first == key) return kv.second;
+    return std::string();
+  };
+  std::vector<std::string> varying;  // options that vary and are not a function of an earlier one
+  for (const std::string& k : keys) {
+    std::set<std::string> distinct;
+    for (const auto& v : c.variants) distinct.insert(value_of(v, k));
+    if (distinct.size() < 2) continue;
+    // Dependent options (a batch size set from the sequence length, say) would only add empty
+    // panels: drop an option whose value is fixed by the value of one already kept.
+    const bool dependent = std::any_of(varying.begin(), varying.end(), [&](const std::string& j) {
+      std::map<std::string, std::string> seen;
+      for (const auto& v : c.variants) {
+        const auto [it, fresh] = seen.emplace(value_of(v, j), value_of(v, k));
+        if (!fresh && it->second != value_of(v, k)) return false;
+      }
+      return true;
+    });
+    if (!dependent) varying.push_back(k);
+  }
+  if (varying.size() < 2) return {};
+  // Layout: the last option splits panels, the one before it the columns, and the rest
+  // (combined, "a/b") the rows: configs/search/stage_a_tasks.toml gives task/filler x weight-decay,
+  // one panel per layer count.
+  const bool faceted = varying.size() >= 3;
+  const std::string facet_key = faceted ? varying.back() : "";
+  const std::string col_key = varying[varying.size() - (faceted ? 2 : 1)];
+  const std::vector<std::string> row_keys(varying.begin(), varying.end() - (faceted ? 2 : 1));
+  auto joined = [&](const sim::ExperimentVariant& v, const std::vector<std::string>& ks) {
+    std::string s;
+    for (const auto& k : ks) s += (s.empty() ? "" : "/") + value_of(v, k);
+    return s;
+  };
+  std::string row_key;
+  for (const auto& k : row_keys) row_key += (row_key.empty() ? "" : "/") + k;
+  auto facet_of = [&](const sim::ExperimentVariant& v) { return faceted ? facet_key + " = " + value_of(v, facet_key) : ""; };
+  auto row_of = [&](const sim::ExperimentVariant& v) { return joined(v, row_keys); };
+  auto col_of = [&](const sim::ExperimentVariant& v) { return value_of(v, col_key); };
+  std::vector<std::string> facets, rows, cols;  // first-appearance order
+  auto note = [](std::vector<std::string>& list, const std::string& x) {
+    if (std::find(list.begin(), list.end(), x) == list.end()) list.push_back(x);
+  };
+  std::set<std::string> cells;
+  for (const auto& v : c.variants) {
+    note(facets, facet_of(v));
+    note(rows, row_of(v));
+    note(cols, col_of(v));
+    cells.insert(facet_of(v) + "\n" + row_of(v) + "\n" + col_of(v));
+  }
+  // Only a full grid (every cell once) is a search; a list of controls gets bars only.
+  if (cells.size() != c.variants.size() || cells.size() != facets.size() * rows.size() * cols.size()) return {};
+
+  // Per row of results.csv: the metric's value (NaN when the run does not have it).
+  auto max_over = [&](std::size_t r, const std::string& prefix, int from_layer) {
+    double m = std::nan("");
+    for (std::size_t col = 0; col < t.header.size(); ++col) {
+      const std::string& h = t.header[col];
+      if (h.rfind(prefix, 0) != 0) continue;
+      if (std::stoi(h.substr(prefix.size())) < from_layer) continue;
+      const double x = t.number(r, static_cast<int>(col));
+      if (std::isfinite(x)) m = std::isfinite(m) ? std::max(m, x) : x;
+    }
+    return m;
+  };
+  struct Metric {
+    std::string name, title;
+    std::function<double(std::size_t)> value;
+    bool fraction;  // colour range 0..1
+  };
+  auto column = [&](const std::string& name) { return [&t, name](std::size_t r) { return t.number(r, name); }; };
+  auto emerged = [&](const std::string& name) {
+    return [&t, name](std::size_t r) { return t.text(r, name).empty() ? 0.0 : 1.0; };
+  };
+  const std::vector<Metric> metrics = {
+      {"loss", "final probe loss", column("loss"), false},
+      {"copy_accuracy", "task accuracy at active queries", column("copy_accuracy"), true},
+      {"l1_active_attn_to_0", "max layer-1 head attention from active queries to key 0", column("l1_active_attn_to_0"), true},
+      {"max_p0_norm_ratio", "max over layers of p0_norm_ratio", [&](std::size_t r) { return max_over(r, "p0_norm_ratio_l", 0); }, false},
+      {"max_p0_cos", "max over layers of p0_cos", [&](std::size_t r) { return max_over(r, "p0_cos_l", 0); }, true},
+      {"max_sink_rate", "max over layers >= 1 of sink_rate", [&](std::size_t r) { return max_over(r, "sink_rate_l", 1); }, true},
+      {"max_attn_to_0", "max over layers >= 1 of attn_to_0", [&](std::size_t r) { return max_over(r, "attn_to_0_l", 1); }, true},
+      {"emerged_identification", "fraction of seeds where identification emerged", emerged("emerged_identification"), true},
+      {"emerged_high_norm", "fraction of seeds where the high-norm P0 emerged", emerged("emerged_high_norm"), true},
+      {"emerged_sink", "fraction of seeds where the sink emerged", emerged("emerged_sink"), true},
+  };
+  std::vector<std::string> made;
+  for (const Metric& m : metrics) {
+    if (!t.has(m.name) && m.name.rfind("max_", 0) != 0) continue;
+    Figure f = make_figure("heat_" + m.name, m.title + " (mean over seeds)", static_cast<int>(std::min<std::size_t>(facets.size(), 3)));
+    for (const std::string& facet : facets) {
+      Panel p = make_panel(facet, col_key, row_key);
+      p.rows = static_cast<int>(rows.size());
+      p.cols = static_cast<int>(cols.size());
+      p.matrix.assign(rows.size() * cols.size(), std::nan(""));
+      p.row_labels = rows;
+      p.col_labels = cols;
+      p.annotate = true;
+      if (m.fraction) p.cb_min = 0, p.cb_max = 1;
+      for (const auto& v : c.variants) {
+        if (facet_of(v) != facet) continue;
+        const auto ri = std::find(rows.begin(), rows.end(), row_of(v)) - rows.begin();
+        const auto ci = std::find(cols.begin(), cols.end(), col_of(v)) - cols.begin();
+        RunningStats s;
+        for (std::size_t r = 0; r < t.rows.size(); ++r)
+          if (t.text(r, "variant") == v.name && std::isfinite(m.value(r))) s.add(m.value(r));
+        if (s.n) p.matrix[static_cast<std::size_t>(ri) * cols.size() + static_cast<std::size_t>(ci)] = s.mean;
+      }
+      f.panels.push_back(std::move(p));
+    }
+    const bool any = std::any_of(f.panels.begin(), f.panels.end(), [](const Panel& p) {
+      return std::any_of(p.matrix.begin(), p.matrix.end(), [](double x) { return std::isfinite(x); });
+    });
+    if (!any) continue;  // a metric no cell has (copy accuracy on markov, say)
+    f.panel_width = std::max(480, 90 * static_cast<int>(cols.size()) + 200);
+    f.panel_height = std::max(360, 50 * static_cast<int>(rows.size()) + 160);
+    render(out, f);
+    made.push_back(f.name);
+  }
+  return made;
+}
+
 // ---- theory cone CSVs --------------------------------------------------------------------------
 
 std::vector<std::string> plot_cone(const Table& t, const fs::path& out, const std::string& prefix) {
@@ -417,6 +551,12 @@ void run_plot(const PlotOptions& o) {
     made = plot_run(in, results, out);
   } else if (kind == Kind::results) {
     made = plot_results(results, out);
+    // An experiment directory keeps its config: a search over options also gets heatmaps.
+    const fs::path experiment_toml = results.path.parent_path() / "experiment.toml";
+    if (fs::exists(experiment_toml)) {
+      const sim::ExperimentConfig c = sim::read_experiment_config(experiment_toml, "DIR");
+      for (auto& m : plot_search_heatmaps(results, c, out)) made.push_back(std::move(m));
+    }
     if (made.empty()) throw UsageError("DIR", "'" + results.path.string() + "' has no numeric metric column");
   } else {
     for (const Table& t : cone_tables) {

@@ -69,8 +69,23 @@ void write_panel(std::ostream& o, const Panel& p, int index) {
     o << "unset grid\nset xrange [-0.5:" << p.cols - 0.5 << "]\nset yrange [" << p.rows - 0.5 << ":-0.5]\n";
     if (p.cb_max > p.cb_min) o << "set cbrange [" << num(p.cb_min) << ":" << num(p.cb_max) << "]\n";
     else o << "set autoscale cb\n";
-    o << "plot " << base << " matrix with image notitle\n";
+    auto tics = [&](const char* axis, const std::vector<std::string>& labels) {
+      if (labels.empty()) return;
+      o << "set " << axis << "tics (";
+      for (std::size_t i = 0; i < labels.size(); ++i) o << (i ? ", " : "") << quote(labels[i]) << " " << i;
+      o << ")\n";
+    };
+    tics("x", p.col_labels);
+    tics("y", p.row_labels);
+    o << "plot " << base << " matrix with image notitle";
+    // NaN cells (a metric a cell does not have) print as "-" rather than a number.
+    if (p.annotate)
+      o << ", \\\n     " << base
+        << " matrix using 1:2:($3 == $3 ? sprintf(\"%.2f\", $3) : \"-\") with labels font \",9\" notitle";
+    o << "\n";
     o << "set autoscale\n";
+    if (!p.col_labels.empty()) o << "set xtics autofreq\n";
+    if (!p.row_labels.empty()) o << "set ytics autofreq\n";
     return;
   }
   if (!p.categories.empty()) {

@@ -15,6 +15,7 @@
 #include "common/format.hpp"
 #include "sim/npy.hpp"
 #include "sim/train.hpp"
+#include "theory/warm_start.hpp"
 
 namespace p0sim::cli {
 namespace fs = std::filesystem;
@@ -35,8 +36,10 @@ struct TrainOptions {
   int probe_every = 50, probe_batch = 64;
   double emerge_attn = 0.5, emerge_accuracy = 0.9, emerge_ratio = 2.0, emerge_cos = 0.9, sink_eps = 0.3;
   std::uint64_t seed = 1;
-  bool bos = false, force = false;
+  bool bos = false, force = false, ablate = false;
   std::string out;
+  std::string warm_start = "none";
+  double warm_start_noise = 0.01;
 };
 
 template <typename E>
@@ -67,6 +70,7 @@ TrainConfig to_train_config(const TrainOptions& o) {
   c.data.values = o.values;
   c.probe.every = o.probe_every;
   c.probe.batch = o.probe_batch;
+  c.ablate = o.ablate;
   c.probe.emerge_attn = o.emerge_attn;
   c.probe.emerge_accuracy = o.emerge_accuracy;
   c.probe.emerge_ratio = o.emerge_ratio;
@@ -182,19 +186,43 @@ void add_train(CLI::App& app) {
   sub->add_option("--act", o->act, "MLP activation")->check(CLI::IsMember({"gelu", "relu"}));
   sub->add_option("--log-every", o->log_every, "Steps between progress lines when stderr is not a terminal")
       ->check(CLI::Range(1, 1000000000));
+  sub->add_flag("--ablate", o->ablate,
+                "At the end, zero- and mean-ablate each layer-0 head and each MLP on the probe batch (ablations.csv)");
+  sub->add_option("--warm-start", o->warm_start,
+                  "Initial weights: none (random init), or circuit (the hand-wired P0-Sink circuit of `theory "
+                  "circuit`, alpha -1, plus --warm-start-noise); warm_start.json says if training kept it")
+      ->check(CLI::IsMember({"none", "circuit"}));
+  sub->add_option("--warm-start-noise", o->warm_start_noise, "Std of the Gaussian noise added to the warm-start weights")
+      ->check(CLI::Range(0.0, 10.0));
   sub->add_option("--out", o->out, "Run directory (created; must be empty unless --force)");
   sub->add_flag("--force", o->force, "Write into a non-empty run directory, replacing its files");
   add_config_option(*sub, [sub, o] {
     if (o->out.empty()) throw UsageError("--out", "a run directory is required");
     const TrainConfig c = to_train_config(*o);
     validate(c);
+    std::function<void(Model<float>&)> initialise;
+    theory::CircuitPoint circuit;
+    if (o->warm_start == "circuit") {
+      if (c.probe.every <= 0) throw UsageError("--warm-start", "circuit needs probes (--probe-every > 0) to report on it");
+      circuit = theory::warm_start_point(c.model, theory::CircuitPoint{});
+      initialise = [&, noise = o->warm_start_noise](Model<float>& m) {
+        theory::warm_start_from_circuit(m, circuit, c.seed, noise);
+      };
+    }
     prepare_output_dir("--out", o->out, o->force);
     const fs::path dir = o->out;
     write_file_atomic(dir / "config.toml", resolved_config(*sub));
     Model<float> model(c.model, c.batch);
     Progress progress(c.steps, c.log_every);
-    const TrainResult r = train(model, c, std::ref(progress));
+    const TrainResult r = train(model, c, std::ref(progress), initialise);
     write_run(dir, model, c, r);
+    if (initialise) {
+      const nlohmann::json report = theory::warm_start_report(r.probes);
+      write_file_atomic(dir / "warm_start.json", report.dump(2) + "\n");
+      std::cout << "warm start from the circuit: " << report["outcome"].get<std::string>() << " (max p0_norm_ratio "
+                << fmt9(static_cast<float>(report["initial"]["max_p0_norm_ratio"].get<double>())) << " -> "
+                << fmt9(static_cast<float>(report["final"]["max_p0_norm_ratio"].get<double>())) << ")\n";
+    }
     std::cout << "trained " << c.steps << " steps: final loss " << fmt9(static_cast<float>(r.final_loss))
               << " (task floor " << fmt9(static_cast<float>(r.entropy_floor)) << "), "
               << static_cast<long long>(r.tokens_per_s) << " tokens/s; wrote " << dir.string() << "\n";

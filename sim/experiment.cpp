@@ -34,7 +34,7 @@ const KeyValues kTrainDefaults = {
     {"vocab", "64"},          {"d-model", "64"},       {"heads", "4"},           {"layers", "2"},
     {"d-ff", "0"},            {"seq-len", "32"},       {"batch", "32"},          {"task", "markov"},
     {"markov-alpha", "0.1"},  {"triggers", "4"},       {"trigger-prob", "0.1"},  {"filler", "uniform"},
-    {"keys", "4"},            {"values", "8"},         {"probe-every", "50"},    {"probe-batch", "64"},
+    {"keys", "4"},            {"values", "8"},         {"probe-every", "50"},    {"probe-batch", "64"},  {"ablate", "false"},
     {"emerge-attn", "0.5"},   {"emerge-accuracy", "0.9"}, {"emerge-ratio", "2"}, {"emerge-cos", "0.9"},
     {"sink-eps", "0.3"},      {"steps", "1000"},       {"lr", "0.001"},          {"warmup", "0"},
     {"schedule", "constant"}, {"weight-decay", "0.1"}, {"beta1", "0.9"},         {"beta2", "0.95"},
@@ -226,9 +226,13 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   auto has = [&](const std::string& n) {
     return std::any_of(c.variants.begin(), c.variants.end(), [&](const auto& v) { return v.name == n; });
   };
-  if (!has(c.main)) throw UsageError(option, where + ": no [variants." + c.main + "] (the main variant)");
-  if (!has(c.control)) throw UsageError(option, where + ": no [variants." + c.control + "] (the control variant)");
-  if (c.main == c.control) throw UsageError(option, where + ": main and control must be different variants");
+  // main = control = "" declares a search: every variant is a cell, no claim is tested.
+  const bool search = c.main.empty() && c.control.empty();
+  if (!search) {
+    if (!has(c.main)) throw UsageError(option, where + ": no [variants." + c.main + "] (the main variant)");
+    if (!has(c.control)) throw UsageError(option, where + ": no [variants." + c.control + "] (the control variant)");
+    if (c.main == c.control) throw UsageError(option, where + ": main and control must be different variants");
+  }
   for (const auto& v : c.variants) {
     const TrainConfig t = make_train_config(variant_options(c, v), option);
     if (t.probe.every <= 0)
@@ -284,6 +288,8 @@ TrainConfig make_train_config(const KeyValues& o, const std::string& option) {
   c.seed = std::strtoull(seed.c_str(), &end, 10);
   if (seed.empty() || seed[0] == '-' || *end != '\0') throw UsageError(option, "key 'seed': expected an unsigned integer, got '" + seed + "'");
   c.data.seed = c.seed;
+  if (S("ablate") != "true" && S("ablate") != "false") throw UsageError(option, "key 'ablate': expected true or false, got '" + S("ablate") + "'");
+  c.ablate = S("ablate") == "true";
   c.probe.every = I("probe-every");
   c.probe.batch = I("probe-batch");
   c.probe.emerge_attn = D("emerge-attn");
@@ -539,6 +545,10 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
        [](const RunMetrics& m) { return m.emerged_sink.has_value(); }},
   };
   nlohmann::json out = nlohmann::json::array();
+  if (c.main.empty() && c.control.empty()) {  // a search: no claim is tested
+    v["claims"] = out;
+    return v;
+  }
   for (const Claim& cl : claims) {
     auto side = [&](const std::string& name, std::vector<double>& x, int& emerged, int& n) {
       emerged = n = 0;
@@ -603,6 +613,10 @@ std::string verdict_table(const nlohmann::json& v) {
     for (const auto& m : t["metrics"])
       out << "  " << std::left << std::setw(26) << m["metric"].get<std::string>() << std::right << std::setw(10)
           << num(m["mean"]) << "  [" << num(m["lo"]) << ", " << num(m["hi"]) << "]\n";
+  }
+  if (v["claims"].empty()) {
+    out << "\nno claims tested: a search (main and control are empty); compare the cells above\n";
+    return out.str();
   }
   out << "\nclaims (main '" << v["main"].get<std::string>() << "' vs control '" << v["control"].get<std::string>()
       << "'):\n";

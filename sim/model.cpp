@@ -151,6 +151,10 @@ struct Model<Scalar>::Impl {
 
   ly::GemmSpace<S> gemm_space;  // packing space of every product, sized below
 
+  // The ablation in force (set_ablation): none when abl_layer < 0.
+  Index abl_layer = none, abl_head = none;
+  Vector abl_value;  // empty: zeros
+
   std::vector<ly::Sequence> seqs;
   std::vector<std::int32_t> tokens, positions, targets;  // (N)
   Index nseq = 0, N = 0;
@@ -296,6 +300,13 @@ struct Model<Scalar>::Impl {
     batch = B;
   }
 
+  // rows [first, first+count) of a (rows_total,N) activation := abl_value (or 0) in every column
+  void ablate(S* act_ptr, Index first, Index count, Index rows_total) {
+    auto block = ly::Cols<S>(act_ptr, rows_total, N).middleRows(first, count);
+    if (abl_value.size() == 0) block.setZero();
+    else block.colwise() = abl_value;
+  }
+
   double forward(const std::int32_t* rows, int B) {
     if (B < 1 || B > max_batch)
       throw std::invalid_argument("Model::forward: batch " + std::to_string(B) + " outside 1.." + std::to_string(max_batch));
@@ -311,12 +322,14 @@ struct Model<Scalar>::Impl {
       ly::matmul_forward(a(b.qkv), a(b.ln1), p(w.wqkv), N, C, 3 * C, false, gemm_space);  // (3C,N)
       if (cfg.pos == PosEnc::rope) ly::rope_forward(a(b.qkv), pos, a(rope_cos), a(rope_sin), N, C, H);
       ly::attention_forward(a(b.atty), a(b.att), a(b.qkv), seqs.data(), nseq, C, H, mask, attn, gemm_space);  // (C,N)
+      if (abl_layer == l && abl_head >= 0) ablate(a(b.atty), abl_head * (C / H), C / H, C);
       ly::Cols<S>(a(b.mid), C, N) = ly::Cols<S>(a(res[l]), C, N);
       ly::matmul_forward(a(b.mid), a(b.atty), p(w.wo), N, C, C, true, gemm_space);  // (C,N) += atty Wo^T
       // x = x + mlp(norm2(x))
       ly::norm_forward(a(b.ln2), a(b.ln2_mean), a(b.ln2_rstd), a(b.mid), p(w.norm2_w), pc(w.norm2_b), N, C, norm);
       ly::matmul_forward(a(b.fch), a(b.ln2), p(w.w1), N, C, F, false, gemm_space);  // (F,N)
       ly::act_forward(a(b.fch_act), a(b.fch), a(b.fch), F * N, act);  // fch becomes act'(fch) for the backward
+      if (abl_layer == l && abl_head == none) ablate(a(b.fch_act), 0, F, F);
       ly::Cols<S>(a(res[l + 1]), C, N) = ly::Cols<S>(a(b.mid), C, N);
       ly::matmul_forward(a(res[l + 1]), a(b.fch_act), p(w.w2), N, F, C, true, gemm_space);  // (C,N) += h W2^T
     }
@@ -351,6 +364,7 @@ struct Model<Scalar>::Impl {
   }
 
   void backward() {
+    if (abl_layer != none) throw std::logic_error("Model::backward with an ablation set (ablations are for evaluation)");
     if (batch == 0) throw std::logic_error("Model::backward called before forward");
     const std::int32_t* pos = positions.data();
     auto zero = [&](Index off, Index rows) { ly::Cols<S>(a(off), rows, N).setZero(); };
@@ -483,6 +497,38 @@ const Scalar* Model<Scalar>::attention(int l) const {
   const Impl& m = *impl_;
   if (l < 0 || l >= m.L) throw std::out_of_range("attention: layer index " + std::to_string(l));
   return m.acts.data() + (m.prefix ? m.g_att[l] : m.ba[l].att);
+}
+
+template <typename Scalar>
+void Model<Scalar>::set_ablation(int layer, int head, std::vector<Scalar> value) {
+  Impl& m = *impl_;
+  if (layer < 0 || layer >= m.L) throw std::out_of_range("set_ablation: layer index " + std::to_string(layer));
+  if (head < -1 || head >= m.H) throw std::out_of_range("set_ablation: head index " + std::to_string(head));
+  const Index width = head >= 0 ? m.C / m.H : m.F;
+  if (!value.empty() && static_cast<Index>(value.size()) != width)
+    throw std::invalid_argument("set_ablation: value has " + std::to_string(value.size()) + " entries, expected " +
+                                std::to_string(width));
+  m.abl_layer = layer;
+  m.abl_head = head >= 0 ? head : Impl::none;
+  m.abl_value = Eigen::Map<const typename Impl::Vector>(value.data(), static_cast<Index>(value.size()));
+}
+template <typename Scalar>
+void Model<Scalar>::clear_ablation() {
+  impl_->abl_layer = impl_->abl_head = Impl::none;
+  impl_->abl_value.resize(0);
+}
+template <typename Scalar>
+std::vector<Scalar> Model<Scalar>::mean_component_output(int layer, int head) const {
+  const Impl& m = *impl_;
+  if (layer < 0 || layer >= m.L) throw std::out_of_range("mean_component_output: layer index " + std::to_string(layer));
+  if (head < -1 || head >= m.H) throw std::out_of_range("mean_component_output: head index " + std::to_string(head));
+  if (m.N == 0) throw std::logic_error("mean_component_output called before forward");
+  const auto& b = m.ba[static_cast<std::size_t>(layer)];
+  const Index rows = head >= 0 ? m.C : m.F, first = head >= 0 ? head * (m.C / m.H) : 0;
+  const Index count = head >= 0 ? m.C / m.H : m.F;
+  const typename Impl::Vector mean =
+      ly::CCols<Scalar>(m.acts.data() + (head >= 0 ? b.atty : b.fch_act), rows, m.N).middleRows(first, count).rowwise().mean();
+  return {mean.data(), mean.data() + mean.size()};
 }
 
 template class Model<float>;

@@ -95,6 +95,16 @@ class Model {
   // prefix-bidirectional: position t's values (hidden, attention row, logits) are those of the
   // pass over the prefix 0..t, the pass that predicts token t+1.
 
+  // Ablations, for evaluation only (backward() refuses while one is set): from the next forward on,
+  // replace block `layer`'s head `head` output (its D rows of the attention output, before wo) or,
+  // with head = -1, its MLP hidden activation (F rows, after the nonlinearity) at every position by
+  // `value` (D or F entries; empty = zeros). clear_ablation() restores the model.
+  void set_ablation(int layer, int head, std::vector<Scalar> value);
+  void clear_ablation();
+  // The mean over every position of the last forward of that head's output (D) or, with head = -1,
+  // of the MLP hidden activation (F): what a mean ablation substitutes.
+  std::vector<Scalar> mean_component_output(int layer, int head) const;
+
  private:
   struct Impl;
   std::shared_ptr<Impl> impl_;

@@ -61,6 +61,8 @@ class Prober {
   ProbeRecord probe(const Model<float>& trained, int step);
   const std::vector<std::int32_t>& rows() const { return rows_; }  // (N,T+1)
   const std::vector<Kind>& kinds() const { return kinds_; }         // (N,T)
+  // The probe's own model (its parameters are the last probed ones): ablations are set on it.
+  Model<float>& model() { return model_; }
 
  private:
   ProbeConfig config_;

@@ -35,6 +35,7 @@ void validate(const TrainConfig& c) {
   if (c.log_every < 1) throw UsageError("--log-every", "must be at least 1");
   DataGenerator check(c.data);  // the data options' own checks
   validate(c.probe);
+  if (c.ablate && c.probe.every <= 0) throw UsageError("--ablate", "needs probes (--probe-every > 0): ablations are measured on the probe batch");
 }
 
 double learning_rate(const TrainConfig& c, int step) {
@@ -44,7 +45,8 @@ double learning_rate(const TrainConfig& c, int step) {
   return c.lr * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
 }
 
-TrainResult train(Model<float>& model, const TrainConfig& c, const std::function<void(const StepLog&)>& on_step) {
+TrainResult train(Model<float>& model, const TrainConfig& c, const std::function<void(const StepLog&)>& on_step,
+                  const std::function<void(Model<float>&)>& initialise) {
   validate(c);
   if (model.max_batch() < c.batch) throw UsageError("--batch", "larger than the model was built for");
   DataConfig data = c.data;
@@ -53,7 +55,8 @@ TrainResult train(Model<float>& model, const TrainConfig& c, const std::function
   const int B = c.batch, T = c.model.seq_len;
   std::vector<std::int32_t> rows(static_cast<std::size_t>(B) * gen.row_length());  // (B,T+1)
 
-  model.init(c.seed);
+  if (initialise) initialise(model);
+  else model.init(c.seed);
   AdamW<float> opt(model.layout(), c.adamw);
   TrainResult result;
   result.entropy_floor = gen.entropy_floor(c.model.bos);
@@ -93,6 +96,7 @@ TrainResult train(Model<float>& model, const TrainConfig& c, const std::function
     if (prober && ((s + 1) % c.probe.every == 0 || s + 1 == c.steps)) result.probes.push_back(prober->probe(model, s + 1));
   }
   if (prober) result.emergence = analyse_trace(result.probes, c.probe, c.data.task);
+  if (prober && c.ablate) result.ablations = run_ablations(model, *prober);
   result.wall_seconds = std::chrono::duration<double>(clock::now() - start).count();
   result.final_loss = result.log.empty() ? std::nan("") : result.log.back().loss;
   result.tokens_per_s = result.wall_seconds > 0.0 ? tokens_per_step * c.steps / result.wall_seconds : 0.0;
@@ -116,6 +120,7 @@ nlohmann::json to_json(const TrainConfig& c) {
   j["values"] = c.data.values;
   j["probe_every"] = c.probe.every;
   j["probe_batch"] = c.probe.batch;
+  j["ablate"] = c.ablate;
   j["batch"] = c.batch;
   j["steps"] = c.steps;
   j["lr"] = c.lr;
@@ -204,6 +209,7 @@ void write_run(const fs::path& dir, const Model<float>& model, const TrainConfig
   s["tokens_per_s"] = r.tokens_per_s;
   s["wall_seconds"] = r.wall_seconds;
   s["parameters"] = model.params().size();
+  if (!r.ablations.empty()) write_file_atomic(dir / "ablations.csv", ablations_csv(r.ablations));
   if (!r.probes.empty()) {
     write_trace_csv(dir / "trace.csv", r.probes);
     write_heads_csv(dir / "heads.csv", r.probes);

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/ablation.hpp"
 #include "sim/data.hpp"
 #include "sim/model.hpp"
 #include "sim/probe_trace.hpp"
@@ -34,6 +35,7 @@ struct TrainConfig {
   int threads = 1;       // recorded; the step is single-threaded (results never depend on it)
   int log_every = 100;
   ProbeConfig probe;     // probes during training (off unless probe.every > 0)
+  bool ablate = false;   // at the end, ablate each layer-0 head and each MLP (ablations.csv; needs probes)
 };
 
 // Throws UsageError naming the option (--batch, --steps, --lr, --warmup, --clip, ... and the
@@ -61,11 +63,14 @@ struct TrainResult {
   double entropy_floor = 0.0; // of the task for the model's predictions (NaN if unknown)
   std::vector<ProbeRecord> probes;  // in step order; empty when probing is off
   Emergence emergence;              // from probes
+  std::vector<AblationRow> ablations;  // with TrainConfig::ablate
 };
 
-// Initialises `model` from the seed and trains it in place. `on_step` (optional) sees every step
-// as it finishes. Throws RunError if the loss stops being finite.
-TrainResult train(Model<float>& model, const TrainConfig& c, const std::function<void(const StepLog&)>& on_step = {});
+// Initialises `model` from the seed (or with `initialise`, when given: a warm start) and trains it
+// in place. `on_step` (optional) sees every step as it finishes. Throws RunError if the loss stops
+// being finite.
+TrainResult train(Model<float>& model, const TrainConfig& c, const std::function<void(const StepLog&)>& on_step = {},
+                  const std::function<void(Model<float>&)>& initialise = {});
 
 nlohmann::json to_json(const ModelConfig& c);
 nlohmann::json to_json(const TrainConfig& c);
@@ -73,7 +78,7 @@ nlohmann::json to_json(const TrainConfig& c);
 ModelConfig model_config_from_json(const nlohmann::json& j, const std::string& option);
 
 // Writes dir/train.csv, dir/summary.json and dir/weights/ (each file atomically), and with probes
-// dir/trace.csv and dir/heads.csv.
+// dir/trace.csv and dir/heads.csv, and with ablations dir/ablations.csv.
 void write_run(const std::filesystem::path& dir, const Model<float>& model, const TrainConfig& c,
                const TrainResult& result);
 // weights/<name>.npy for every parameter (float32, row-major) and weights/config.json.

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 
 #include "sim/npy.hpp"
@@ -178,4 +179,58 @@ TEST_CASE("plot never overwrites an earlier plot directory unless --force", "[cl
   CHECK(again.code == 2);
   CHECK(again.err.find("--force") != std::string::npos);
   CHECK(run_p0sim("plot --force " + exp.string()).code == 0);
+}
+
+namespace {
+// A search over d-model x seq-len (batch follows seq-len, so it adds no axis), hand-made results:
+// loss = d-model/100 + seq-len/1000 + seed_index/10000, so every cell's mean is known.
+void write_search(const fs::path& dir, bool full_grid) {
+  fs::create_directories(dir);
+  std::string toml = "vocab = 16\nd-model = 16\nheads = 2\nseq-len = 8\nbatch = 8\nsteps = 2\nprobe-every = 1\n"
+                     "\n[experiment]\nmain = \"\"\ncontrol = \"\"\n";
+  std::string csv = "variant,seed_index,seed,loss,copy_accuracy\n";
+  for (int C : {16, 32})
+    for (int T : {8, 16}) {
+      if (!full_grid && C == 32 && T == 16) continue;
+      const std::string name = "C" + std::to_string(C) + "_T" + std::to_string(T);
+      toml += "\n[variants." + name + "]\nd-model = " + std::to_string(C) + "\nseq-len = " + std::to_string(T) +
+              "\nbatch = " + std::to_string(64 / T) + "\n";
+      for (int s = 0; s < 2; ++s)
+        csv += name + "," + std::to_string(s) + ",1," + std::to_string(C / 100.0 + T / 1000.0 + s / 10000.0) + ",\n";
+    }
+  std::ofstream(dir / "experiment.toml") << toml;
+  std::ofstream(dir / "results.csv") << csv;
+}
+}  // namespace
+
+TEST_CASE("plot of a search draws a heatmap per metric with each cell's mean in its grid position", "[cli][plot]") {
+  const fs::path dir = fresh("search");
+  write_search(dir, true);
+  const Outcome o = run_p0sim("plot " + dir.string());
+  CAPTURE(o.err);
+  REQUIRE(o.code == 0);
+  check_figure(dir / "plots", "heat_loss");
+  const std::string gp = slurp(dir / "plots" / "heat_loss.gp");
+  // Rows d-model 16, 32; columns seq-len 8, 16; means over the two seeds (+0.00005).
+  const auto block = gp.find("$p0 << EOD\n");
+  REQUIRE(block != std::string::npos);
+  std::istringstream cells(gp.substr(block + 10));
+  double cell[4];
+  for (double& x : cell) REQUIRE(cells >> x);
+  const double expected[4] = {0.16805, 0.17605, 0.32805, 0.33605};
+  for (int i = 0; i < 4; ++i) CHECK_THAT(cell[i], Catch::Matchers::WithinAbs(expected[i], 1e-9));
+  CHECK(gp.find("set xtics (\"8\" 0, \"16\" 1)") != std::string::npos);
+  CHECK(gp.find("set ytics (\"16\" 0, \"32\" 1)") != std::string::npos);
+  // copy_accuracy is empty in every cell: no heatmap of nothing.
+  CHECK_FALSE(fs::exists(dir / "plots" / "heat_copy_accuracy.png"));
+}
+
+TEST_CASE("plot of an experiment whose variants are not a full grid draws bars but no heatmap", "[cli][plot]") {
+  const fs::path dir = fresh("partial");
+  write_search(dir, false);
+  const Outcome o = run_p0sim("plot " + dir.string());
+  CAPTURE(o.err);
+  REQUIRE(o.code == 0);
+  CHECK(fs::exists(dir / "plots" / "bars_loss.png"));
+  CHECK_FALSE(fs::exists(dir / "plots" / "heat_loss.png"));
 }

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Writes the search configs of issue 4 ("Where the P0 sink emerges"): each is a `p0sim experiment`
+# config in search mode (main = control = ""), one variant per grid cell, named after its
+# overrides; `p0sim plot` draws a heatmap per metric over the two first varying keys.
+# Regenerate with: bash configs/search/make_configs.sh   (the shipped .toml files are its output)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+base() {  # common training base: C=64, H=4, T=32, V=64 as in the issue's pre-study
+  cat <<'TOML'
+vocab = 64
+d-model = 64
+heads = 4
+layers = 2
+seq-len = 32
+batch = 32
+task = "firstrecall"
+filler = "uniform"
+triggers = 4
+trigger-prob = 0.1
+lr = 3e-3
+warmup = 100
+weight-decay = 0.1
+clip = 1.0
+seed = 1
+mask = "causal"
+pos = "none"
+bos = false
+probe-every = 100
+probe-batch = 64
+log-every = 500
+TOML
+}
+
+task_overrides() {  # name -> the task's own keys
+  case "$1" in
+    firstrecall) echo 'task = "firstrecall"' ;;
+    frmarkov) printf 'task = "firstrecall"\nfiller = "markov"\n' ;;  # firstrecall mixed with markov prediction
+    lookup) echo 'task = "lookup"' ;;
+    backcopy) echo 'task = "backcopy"' ;;
+    markov) echo 'task = "markov"' ;;
+  esac
+}
+
+# Stage A: task x weight decay x depth at C=64, T=32, 1000 steps (L = 3 dropped for compute: see README).
+{
+  echo "# Search stage A (issue 4): task x weight decay x layers {2,4}; C=64, H=4, T=32, B=32, 1000 steps."
+  echo "# p0sim experiment --config configs/search/stage_a_tasks.toml --seeds 3 --threads 2 --out DIR"
+  base
+  echo "steps = 1000"
+  printf '\n[experiment]\nmain = ""\ncontrol = ""\n'
+  for task in firstrecall frmarkov lookup backcopy markov; do
+    for wd in 0 0.1 0.5; do
+      for layers in 2 4; do
+        printf '\n[variants.%s_wd%s_L%s]\n' "$task" "${wd/./p}" "$layers"
+        task_overrides "$task"
+        echo "weight-decay = $wd"
+        echo "layers = $layers"
+      done
+    done
+  done
+} > stage_a_tasks.toml
+
+# Stage B: width x length on firstrecall mixed with markov (the task where identification is
+# learnt and filler positions still need a real next-token model), wd 0.5, L = 2; the batch keeps
+# B*T = 1024 tokens per step.
+{
+  echo "# Search stage B (issue 4): d_model x seq_len; firstrecall with markov filler, wd 0.5, L=2,"
+  echo "# B*T = 1024 tokens per step, 2000 steps."
+  echo "# p0sim experiment --config configs/search/stage_b_width_length.toml --seeds 3 --threads 2 --out DIR"
+  base
+  echo "steps = 2000"
+  printf '\n[experiment]\nmain = ""\ncontrol = ""\n'
+  for C in 32 64 128; do
+    for T in 32 64 128; do
+      printf '\n[variants.C%s_T%s]\n' "$C" "$T"
+      printf 'task = "firstrecall"\nfiller = "markov"\nweight-decay = 0.5\n'
+      echo "d-model = $C"
+      echo "seq-len = $T"
+      echo "batch = $((1024 / T))"
+    done
+  done
+} > stage_b_width_length.toml
+
+# Stage C: long training (20000 steps) on the cells that came closest, with and without decay.
+{
+  echo "# Search stage C (issue 4): 20000 steps, cosine schedule; C=64, T=32, L=2 and 3."
+  echo "# p0sim experiment --config configs/search/stage_c_long.toml --seeds 3 --threads 2 --out DIR"
+  base
+  echo "steps = 20000"
+  echo 'schedule = "cosine"'
+  echo "probe-every = 500"
+  printf '\n[experiment]\nmain = ""\ncontrol = ""\n'
+  for task in frmarkov backcopy; do
+    for wd in 0.1 0.5; do
+      printf '\n[variants.%s_wd%s_L2]\n' "$task" "${wd/./p}"
+      task_overrides "$task"
+      echo "weight-decay = $wd"
+    done
+  done
+} > stage_c_long.toml
+echo "wrote $(ls *.toml | tr '\n' ' ')"
