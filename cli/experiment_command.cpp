@@ -3,6 +3,7 @@
 // generic add_config_option rejects, so this command reads its own --config.
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -69,6 +70,22 @@ void run_experiment_command(const ExperimentOptions& o) {
     std::cerr << "[" << ++done << "/" << total << "] " << r.variant << " seed-" << r.seed_index << " done\n";
   });
   write_file_atomic(dir / "results.csv", sim::results_csv(runs));
+  // Runs with ablate = true: one table over all of them, variant and seed first.
+  std::string ablations;
+  for (const sim::RunRecord& r : runs) {
+    const fs::path f = dir / "runs" / r.variant / ("seed-" + std::to_string(r.seed_index)) / "ablations.csv";
+    if (!fs::exists(f)) continue;
+    std::ifstream in(f);
+    std::string line;
+    for (bool header = true; std::getline(in, line); header = false) {
+      if (header) {
+        if (ablations.empty()) ablations = "variant,seed_index," + line + "\n";
+        continue;
+      }
+      ablations += r.variant + "," + std::to_string(r.seed_index) + "," + line + "\n";
+    }
+  }
+  if (!ablations.empty()) write_file_atomic(dir / "ablations.csv", ablations);
   const nlohmann::json verdict = sim::make_verdict(c, names, o.seeds, runs);
   write_file_atomic(dir / "verdict.json", verdict.dump(2) + "\n");
   std::cout << sim::verdict_table(verdict) << "wrote " << dir.string() << "\n";
