@@ -431,6 +431,60 @@ std::vector<std::string> plot_search_heatmaps(const Table& t, const sim::Experim
   return made;
 }
 
+// An experiment's ablations.csv (runs with ablate = true): per variant, bars per ablated component
+// and mode with 95% intervals over seeds, for the metrics that tell identification (accuracy,
+// active-query attention to key 0) from amplification (the largest p0_norm_ratio).
+std::vector<std::string> plot_ablations(const Table& t, const fs::path& out) {
+  std::vector<std::string> variants, made;
+  for (std::size_t r = 0; r < t.rows.size(); ++r)
+    if (std::find(variants.begin(), variants.end(), t.text(r, "variant")) == variants.end()) variants.push_back(t.text(r, "variant"));
+  auto max_ratio = [&](std::size_t r) {
+    double m = std::nan("");
+    for (std::size_t c = 0; c < t.header.size(); ++c)
+      if (t.header[c].rfind("p0_norm_ratio_l", 0) == 0) {
+        const double x = t.number(r, static_cast<int>(c));
+        if (std::isfinite(x)) m = std::isfinite(m) ? std::max(m, x) : x;
+      }
+    return m;
+  };
+  const std::vector<std::pair<std::string, std::function<double(std::size_t)>>> metrics = {
+      {"accuracy", [&](std::size_t r) { return t.number(r, "accuracy"); }},
+      {"l1_active_attn_to_0", [&](std::size_t r) { return t.number(r, "l1_active_attn_to_0"); }},
+      {"max_p0_norm_ratio", max_ratio},
+  };
+  for (const std::string& v : variants) {
+    std::vector<std::string> cats;  // "component mode", file order
+    for (std::size_t r = 0; r < t.rows.size(); ++r) {
+      if (t.text(r, "variant") != v) continue;
+      const std::string c = t.text(r, "component") + " " + t.text(r, "mode");
+      if (std::find(cats.begin(), cats.end(), c) == cats.end()) cats.push_back(c);
+    }
+    Figure f = make_figure("ablations_" + file_stem_for(v), "Ablations at the end of training: " + v, 1);
+    for (const auto& [name, value] : metrics) {
+      Panel p = make_panel(name + ": mean over seeds with 95% interval", "ablated component", name);
+      bool any = false;
+      for (const std::string& c : cats) {
+        RunningStats st;
+        for (std::size_t r = 0; r < t.rows.size(); ++r)
+          if (t.text(r, "variant") == v && t.text(r, "component") + " " + t.text(r, "mode") == c && std::isfinite(value(r)))
+            st.add(value(r));
+        const double half = st.n >= 2 ? st.ci_half_width(0.95) : 0.0;
+        p.categories.push_back(c);
+        p.bar.push_back(st.n ? st.mean : std::nan(""));
+        p.bar_low.push_back(st.n ? st.mean - half : std::nan(""));
+        p.bar_high.push_back(st.n ? st.mean + half : std::nan(""));
+        any = any || st.n > 0;
+      }
+      if (any) f.panels.push_back(std::move(p));
+    }
+    if (f.panels.empty()) continue;
+    f.panel_width = std::max(640, 70 * static_cast<int>(cats.size()));
+    render(out, f);
+    made.push_back(f.name);
+  }
+  return made;
+}
+
 // ---- theory cone CSVs --------------------------------------------------------------------------
 
 std::vector<std::string> plot_cone(const Table& t, const fs::path& out, const std::string& prefix) {
@@ -557,6 +611,9 @@ void run_plot(const PlotOptions& o) {
       const sim::ExperimentConfig c = sim::read_experiment_config(experiment_toml, "DIR");
       for (auto& m : plot_search_heatmaps(results, c, out)) made.push_back(std::move(m));
     }
+    const fs::path ablations = results.path.parent_path() / "ablations.csv";
+    if (fs::exists(ablations))
+      for (auto& m : plot_ablations(read_csv(ablations), out)) made.push_back(std::move(m));
     if (made.empty()) throw UsageError("DIR", "'" + results.path.string() + "' has no numeric metric column");
   } else {
     for (const Table& t : cone_tables) {

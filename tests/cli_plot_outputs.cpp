@@ -234,3 +234,19 @@ TEST_CASE("plot of an experiment whose variants are not a full grid draws bars b
   CHECK(fs::exists(dir / "plots" / "bars_loss.png"));
   CHECK_FALSE(fs::exists(dir / "plots" / "heat_loss.png"));
 }
+
+TEST_CASE("plot of an experiment with ablations draws per-variant ablation bars", "[cli][plot]") {
+  const fs::path exp = fresh("ablations");
+  fs::create_directories(exp);
+  std::ofstream(exp / "results.csv") << "variant,seed_index,seed,loss\nmain,0,1,1.5\nmain,1,2,1.6\n";
+  std::ofstream(exp / "ablations.csv")
+      << "variant,seed_index,component,mode,loss,accuracy,first_accuracy,l1_active_attn_to_0,p0_norm_ratio_l0,p0_norm_ratio_l1\n"
+         "main,0,none,none,1.5,0.99,0.98,0.95,0.3,0.6\nmain,0,l0.mlp,mean,2.5,0.05,0.04,0.1,0.9,1.0\n"
+         "main,1,none,none,1.6,0.97,0.96,0.93,0.4,0.7\nmain,1,l0.mlp,mean,2.4,0.07,0.06,0.12,0.8,0.9\n";
+  const Outcome o = run_p0sim("plot " + exp.string());
+  CAPTURE(o.err);
+  REQUIRE(o.code == 0);
+  check_figure(exp / "plots", "ablations_main");
+  const std::string gp = slurp(exp / "plots" / "ablations_main.gp");
+  CHECK(gp.find("\"l0.mlp mean\"") != std::string::npos);
+}

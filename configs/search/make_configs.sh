@@ -61,20 +61,18 @@ task_overrides() {  # name -> the task's own keys
   done
 } > stage_a_tasks.toml
 
-# Stage B: width x length on firstrecall mixed with markov (the task where identification is
-# learnt and filler positions still need a real next-token model), wd 0.5, L = 2; the batch keeps
-# B*T = 1024 tokens per step.
+# Stage B: width x length on firstrecall (uniform filler: identification is learnt within a few
+# hundred steps at C=64, T=32), wd 0.1, L = 2; the batch keeps B*T = 1024 tokens per step.
 {
-  echo "# Search stage B (issue 4): d_model x seq_len; firstrecall with markov filler, wd 0.5, L=2,"
-  echo "# B*T = 1024 tokens per step, 2000 steps."
+  echo "# Search stage B (issue 4): d_model x seq_len; firstrecall, wd 0.1, L=2,"
+  echo "# B*T = 1024 tokens per step, 1000 steps."
   echo "# p0sim experiment --config configs/search/stage_b_width_length.toml --seeds 3 --threads 2 --out DIR"
   base
-  echo "steps = 2000"
+  echo "steps = 1000"
   printf '\n[experiment]\nmain = ""\ncontrol = ""\n'
   for C in 32 64 128; do
     for T in 32 64 128; do
       printf '\n[variants.C%s_T%s]\n' "$C" "$T"
-      printf 'task = "firstrecall"\nfiller = "markov"\nweight-decay = 0.5\n'
       echo "d-model = $C"
       echo "seq-len = $T"
       echo "batch = $((1024 / T))"
@@ -82,21 +80,20 @@ task_overrides() {  # name -> the task's own keys
   done
 } > stage_b_width_length.toml
 
-# Stage C: long training (20000 steps) on the cells that came closest, with and without decay.
+# Stage C: long training on the cell where stage A came closest: firstrecall, L = 4, where the
+# last block's position-0 state already points in one fixed direction (p0_cos ~ 1) at a norm
+# ratio ~ 0.9: does longer training with strong decay (Gu et al.'s 0.5) raise the norm?
 {
-  echo "# Search stage C (issue 4): 20000 steps, cosine schedule; C=64, T=32, L=2 and 3."
+  echo "# Search stage C (issue 4): 6000 steps, cosine schedule; firstrecall, C=64, T=32, L=4, wd 0.5."
   echo "# p0sim experiment --config configs/search/stage_c_long.toml --seeds 3 --threads 2 --out DIR"
   base
-  echo "steps = 20000"
+  echo "steps = 6000"
   echo 'schedule = "cosine"'
-  echo "probe-every = 500"
   printf '\n[experiment]\nmain = ""\ncontrol = ""\n'
-  for task in frmarkov backcopy; do
-    for wd in 0.1 0.5; do
-      printf '\n[variants.%s_wd%s_L2]\n' "$task" "${wd/./p}"
-      task_overrides "$task"
-      echo "weight-decay = $wd"
-    done
+  for wd in 0.5; do
+    printf '\n[variants.firstrecall_wd%s_L4]\n' "${wd/./p}"
+    echo "weight-decay = $wd"
+    echo "layers = 4"
   done
 } > stage_c_long.toml
 echo "wrote $(ls *.toml | tr '\n' ' ')"
