@@ -67,6 +67,14 @@ void write_panel(std::ostream& o, const Panel& p, int index) {
     }
     o << "EOD\n";
     o << "unset grid\nset xrange [-0.5:" << p.cols - 0.5 << "]\nset yrange [" << p.rows - 0.5 << ":-0.5]\n";
+    auto tics = [&](const char* axis, const std::vector<std::string>& labels) {
+      if (labels.empty()) return;
+      o << "set " << axis << "tics (";
+      for (std::size_t i = 0; i < labels.size(); ++i) o << (i ? ", " : "") << quote(labels[i]) << ' ' << i;
+      o << ")\n";
+    };
+    tics("x", p.col_labels);
+    tics("y", p.row_labels);
     if (p.cb_max > p.cb_min) o << "set cbrange [" << num(p.cb_min) << ":" << num(p.cb_max) << "]\n";
     else o << "set autoscale cb\n";
     o << "plot " << base << " matrix with image notitle\n";

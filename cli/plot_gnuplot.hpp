@@ -26,6 +26,7 @@ struct Panel {
   std::vector<double> matrix;
   int rows = 0, cols = 0;
   double cb_min = 0, cb_max = 0;  // colour range; equal = automatic
+  std::vector<std::string> row_labels, col_labels;  // tic labels of the heatmap's rows/columns (empty: indices)
   // Bars instead of series: one bar per category with an error bar [low, high].
   std::vector<std::string> categories;
   std::vector<double> bar, bar_low, bar_high;

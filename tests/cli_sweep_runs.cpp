@@ -297,6 +297,29 @@ TEST_CASE("sweep rejects bad input with one line naming the option, exit 2, and 
   CHECK_FALSE(fs::exists(busy / "results.csv"));
 }
 
+TEST_CASE("p0sim plot SWEEP_DIR draws (d, T) heatmaps with their gnuplot scripts", "[cli][sweep]") {
+  reference_csv();
+  const fs::path plots = scratch.file("sweep_plots");
+  const Outcome o = run_p0sim("plot " + scratch.file("reference").string() + " --out " + plots.string());
+  REQUIRE(o.code == 0);
+  CHECK(fs::exists(plots / "sweep_p0_norm_ratio.png"));
+  CHECK(fs::exists(plots / "sweep_p0_norm_ratio.gp"));
+  const fs::path theory = scratch.file("theory_plot_src");
+  REQUIRE(run_p0sim("sweep --kind theory --grid d=8,16 --grid T=2,8 --grid mask=causal,bidirectional --trials 200 --out " +
+                    theory.string())
+              .code == 0);
+  const Outcome t = run_p0sim("plot " + theory.string());
+  REQUIRE(t.code == 0);
+  CHECK(fs::exists(theory / "plots" / "sweep_gap.png"));
+  CHECK(fs::exists(theory / "plots" / "sweep_p0_largest_prob.gp"));
+  // A sweep without both d and T has no heatmap: exit 2, and no plot directory is left behind.
+  const fs::path flat = scratch.file("d_only");
+  REQUIRE(run_p0sim("sweep " + kTinyTrain + " --grid d-model=8,16 --out " + flat.string()).code == 0);
+  const Outcome none = run_p0sim("plot " + flat.string() + " --out " + scratch.file("no_plots").string());
+  CHECK(none.code == 2);
+  CHECK_FALSE(fs::exists(scratch.file("no_plots")));
+}
+
 TEST_CASE("canonical numbers name one point however they are typed", "[cli][sweep]") {
   using p0sim::sweep::canonical_number;
   CHECK(canonical_number(16.0) == "16");
