@@ -1,6 +1,9 @@
 #include "cli/sweep_mpi.hpp"
 
 #include <cstdlib>
+#include <string>
+
+#include "common/errors.hpp"
 
 #ifdef P0SIM_WITH_MPI
 #include <mpi.h>
@@ -21,7 +24,14 @@ namespace p0sim::cli::mpi {
 
 #ifndef P0SIM_WITH_MPI
 
-Session::Session() = default;
+// Under mpirun without MPI built in, every rank would run the whole sweep into the same
+// directory: refuse instead.
+Session::Session() {
+  const char* world = std::getenv("OMPI_COMM_WORLD_SIZE");
+  if (world != nullptr && std::string(world) != "1")
+    throw UsageError("mpirun", "this p0sim is built without MPI; build it with `cmake --preset mpi` (build-mpi/p0sim), "
+                               "or use --shard i/N");
+}
 Session::~Session() = default;
 void Session::distribute(const std::vector<std::size_t>&, int, const std::function<sweep::JobResult(std::size_t)>&,
                          const std::function<void(std::size_t, const sweep::JobResult&)>&) {}
