@@ -168,8 +168,15 @@ Journal::Journal(fs::path path, std::string header, std::size_t id_fields, const
     std::ifstream in(path_, std::ios::binary);
     text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
+  // A kill while the header itself was being written leaves a prefix of it: start afresh.
+  const bool torn_header = !text.empty() && text.size() < header_.size() && header_.compare(0, text.size(), text) == 0;
   std::size_t keep = 0;  // bytes of whole lines
-  if (!text.empty()) {
+  if (torn_header) {
+    text.clear();
+    std::error_code ec;
+    fs::resize_file(path_, 0, ec);
+    if (ec) throw RunError("cannot reset " + path_.string() + ": " + ec.message());
+  } else if (!text.empty()) {
     if (text.rfind(header_, 0) != 0)
       throw UsageError(option, "'" + path_.string() + "' has other columns than this sweep writes (a different sweep?)");
     std::size_t pos = header_.size();

@@ -148,6 +148,11 @@ TEST_CASE("sweep killed with SIGKILL mid-run, then --resume, gives the same byte
   REQUIRE(run_p0sim(longer + " --resume --out " + dir.string()).code == 0);
   CHECK(slurp(dir / "results.csv") == csv);
 
+  // So is a header torn by a kill right at the start.
+  std::ofstream(dir / "results.csv", std::ios::binary | std::ios::trunc) << csv.substr(0, 7);
+  REQUIRE(run_p0sim(longer + " --resume --out " + dir.string()).code == 0);
+  CHECK(slurp(dir / "results.csv") == csv);
+
   // --resume of a different sweep is refused.
   const Outcome other = run_p0sim(longer + " --warmup 3 --resume --out " + dir.string());
   CHECK(other.code == 2);
