@@ -678,7 +678,8 @@ void add_sweep_commands(CLI::App& app) {
             try {
               sweep::parse_shard(s);
             } catch (const UsageError& e) {
-              return e.what();
+              const std::string what = e.what();  // "--shard: ...": CLI11 names the option itself
+              return what.substr(what.find(": ") + 2);
             }
             return {};
           },
