@@ -413,7 +413,7 @@ std::vector<std::string> plot_sweep(const Table& t, const fs::path& out) {
     metrics.push_back({"sweep_p0_largest_prob", "P(position 0 has the largest norm) (median over seeds)",
                        [&](std::size_t r) { return t.number(r, "p0_largest_prob"); }});
   } else {
-    metrics.push_back({"sweep_emergence_step", "Emergence step (all three claims hold from it; median over seeds, blank: never)",
+    metrics.push_back({"sweep_emergence_step", "Emergence step (all three claims hold from it on; median over the seeds where it emerged, blank: none)",
                        [&](std::size_t r) { return t.number(r, "emergence_step"); }});
     metrics.push_back({"sweep_p0_norm_ratio", "Final P0 norm ratio, largest over layers (median over seeds)", [&](std::size_t r) {
                          double m = std::nan("");
