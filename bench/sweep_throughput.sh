@@ -15,7 +15,7 @@ for threads in 1 2; do
   end=$(date +%s.%N)
   wall=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
   runs=$(($(wc -l < "$work/t$threads/results.csv") - 1))
-  busy=$(awk -F, 'NR > 1 { s += $NF } END { printf "%.6f", s }' "$work/t$threads/timings.csv")
+  busy=$(awk -F, 'NR > 1 { s += $(NF - 1) } END { printf "%.6f", s }' "$work/t$threads/timings.csv")
   # Idle worker time per run: wall x threads minus the runs' own time, spread over the runs
   # (process start, planning, the journal, the final sort, and waiting at the end for the last run).
   overhead=$(awk -v w="$wall" -v t="$threads" -v b="$busy" -v n="$runs" 'BEGIN { print (w * t - b) / n * 1000 }')

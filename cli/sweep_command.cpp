@@ -499,7 +499,7 @@ void run_sweep(const CLI::App& sub, SweepOptions& o) {
     write_file_atomic(dir / "sweep.toml", rs.toml);
     std::string timing_header;
     for (const auto& a : plan.axes()) timing_header += a.key + ",";
-    timing_header += "seed_index,wall_seconds\n";
+    timing_header += "seed_index,wall_seconds,worker\n";
     results = std::make_unique<sweep::Journal>(dir / "results.csv", rs.header, id_fields, plan, "--resume");
     timings = std::make_unique<sweep::Journal>(dir / "timings.csv", timing_header, id_fields, plan, "--resume");
     for (std::size_t r = 0; r < plan.runs(); ++r) {
@@ -512,10 +512,10 @@ void run_sweep(const CLI::App& sub, SweepOptions& o) {
   const double start = sweep::now_seconds();
   std::unique_ptr<sweep::Progress> progress;
   if (session.is_root()) progress = std::make_unique<sweep::Progress>(owned, owned - pending.size());
-  auto job = [&](std::size_t run) { return JobResult{plan.run_id(run) + "," + rs.run_row(run, dir), 0.0}; };
+  auto job = [&](std::size_t run) { return JobResult{plan.run_id(run) + "," + rs.run_row(run, dir), 0.0, {}}; };
   auto on_done = [&](std::size_t run, const JobResult& r) {
     results->append(run, r.row);
-    timings->append(run, plan.run_id(run) + "," + fmt17(r.wall_seconds));
+    timings->append(run, plan.run_id(run) + "," + fmt17(r.wall_seconds) + "," + r.worker);
     const std::size_t point = run / static_cast<std::size_t>(plan.seeds());
     progress->finished((plan.point_key(point).empty() ? "base" : plan.point_key(point)) + " seed " +
                            std::to_string(run % static_cast<std::size_t>(plan.seeds())),

@@ -113,12 +113,14 @@ void Session::distribute(const std::vector<std::size_t>& jobs, int local_threads
     if (failed.load() || next >= jobs.size()) return std::nullopt;
     return jobs[next++];
   };
-  auto local_worker = [&] {
+  auto local_worker = [&](int thread) {
     while (auto run = take()) {
       try {
         const double start = sweep::now_seconds();
         sweep::JobResult r = job(*run);
         r.wall_seconds = sweep::now_seconds() - start;
+        r.worker = std::to_string(thread);
+        r.worker.insert(0, "r0t");  // not "r0t" + ...: GCC 12 -Wrestrict false positive
         std::lock_guard<std::mutex> lock(mutex);
         on_done(*run, r);
       } catch (...) {
@@ -128,9 +130,8 @@ void Session::distribute(const std::vector<std::size_t>& jobs, int local_threads
       }
     }
   };
-  std::vector<std::thread> pool;
-  for (int t = 0; t < std::max(1, local_threads); ++t) pool.emplace_back(local_worker);
 
+  // Every other rank gets its first run before rank 0's own threads start taking runs.
   int busy = 0;
   for (int r = 1; r < size_; ++r) {
     if (auto run = take()) {
@@ -140,6 +141,8 @@ void Session::distribute(const std::vector<std::size_t>& jobs, int local_threads
       send_stop(r);
     }
   }
+  std::vector<std::thread> pool;
+  for (int t = 0; t < std::max(1, local_threads); ++t) pool.emplace_back(local_worker, t);
   std::vector<char> buffer;
   while (busy > 0) {
     int flag = 0;
@@ -160,6 +163,9 @@ void Session::distribute(const std::vector<std::size_t>& jobs, int local_threads
     std::memcpy(&run, buffer.data(), sizeof run);
     std::memcpy(&r.wall_seconds, buffer.data() + sizeof run, sizeof r.wall_seconds);
     r.row.assign(buffer.data() + sizeof run + sizeof r.wall_seconds, buffer.size() - sizeof run - sizeof r.wall_seconds);
+    r.worker = std::to_string(status.MPI_SOURCE);
+    r.worker.insert(0, 1, 'r');
+    r.worker += "t0";
     {
       std::lock_guard<std::mutex> lock(mutex);
       try {

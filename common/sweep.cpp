@@ -259,12 +259,14 @@ void run_pool(const std::vector<std::size_t>& jobs, int threads, const std::func
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
   std::mutex done_mutex;
-  auto worker = [&] {
+  auto worker = [&](int thread) {
     for (std::size_t j; !failed.load() && (j = next.fetch_add(1)) < jobs.size();) {
       try {
         const double start = now_seconds();
         JobResult r = job(jobs[j]);
         r.wall_seconds = now_seconds() - start;
+        r.worker = std::to_string(thread);
+        r.worker.insert(0, 1, 't');  // not "t" + ...: GCC 12 -Wrestrict false positive
         std::lock_guard<std::mutex> lock(done_mutex);
         on_done(jobs[j], r);
       } catch (...) {
@@ -275,8 +277,8 @@ void run_pool(const std::vector<std::size_t>& jobs, int threads, const std::func
   };
   const int n = std::max(1, std::min<int>(threads, static_cast<int>(jobs.size())));
   std::vector<std::thread> pool;
-  for (int t = 1; t < n; ++t) pool.emplace_back(worker);
-  worker();
+  for (int t = 1; t < n; ++t) pool.emplace_back(worker, t);
+  worker(0);
   for (auto& t : pool) t.join();
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);

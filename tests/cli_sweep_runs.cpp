@@ -94,6 +94,7 @@ TEST_CASE("sweep results.csv is byte-identical for --threads 1 and 2, in canonic
   // The seed is derived from (base seed, point key, seed index).
   CHECK(rows[4].rfind("8,8,1," + std::to_string(p0sim::derive_seed(5, "d-model=8,seq-len=8", 1)) + ",", 0) == 0);
   CHECK(lines(slurp(two / "timings.csv")).size() == rows.size());
+  CHECK(lines(slurp(two / "timings.csv"))[0] == "d-model,seq-len,seed_index,wall_seconds,worker");
   CHECK(slurp(two / "sweep.toml").find("grid = [\"d-model=8,16\", \"seq-len=4,8\"]") != std::string::npos);
 
   // sweep.toml is accepted back by --config and reproduces the results.
@@ -348,5 +349,9 @@ TEST_CASE("sweep under mpirun -np 2 writes the bytes of a single-process sweep",
   const Outcome o = run_p0sim(sweep_args("", dir), "mpirun -np 2 --oversubscribe --allow-run-as-root ");
   REQUIRE(o.code == 0);
   CHECK(slurp(dir / "results.csv") == csv);
+  // Both ranks computed runs: rank 1's rows are marked r1 in timings.csv.
+  const std::string timings = slurp(dir / "timings.csv");
+  CHECK(timings.find(",r1t0\n") != std::string::npos);
+  CHECK(timings.find(",r0t0\n") != std::string::npos);
 }
 #endif
