@@ -13,6 +13,7 @@ void add_sim_commands(CLI::App& app);     // train, eval
 void add_theory_circuit_command(CLI::App& theory);  // theory circuit (called by add_theory_commands)
 void add_experiment_command(CLI::App& app);  // experiment: variants x seeds, verdict
 void add_plot_command(CLI::App& app);        // plot: gnuplot PNGs of a run, experiment or theory CSV
+void add_sweep_commands(CLI::App& app);      // sweep (grid x seeds, threads/shards/MPI), sweep-merge
 
 // Compiler, flags and Eigen SIMD instruction sets in use.
 std::string version_text();
@@ -23,6 +24,9 @@ std::string version_text();
 // CLI11 2.1 reads config files only on the top-level app, so subcommands apply their own here.
 // Options that may come from the file must not be ->required(): check them in `run`.
 void add_config_option(CLI::App& sub, std::function<void()> run);
+// What add_config_option's callback does with the file, for commands that read their own
+// --config (sweep: a plain TOML, or an experiment TOML with sections).
+void apply_config_file(CLI::App& sub, const std::string& path);
 
 // The resolved configuration of a parsed subcommand, as TOML that `--config` accepts back
 // (without --out and --force: a replay names its output again).

@@ -42,6 +42,8 @@ std::string toml_quote(const std::string& v) {
   return out + "\"";
 }
 
+}  // namespace
+
 void apply_config_file(CLI::App& sub, const std::string& path) {
   std::vector<CLI::ConfigItem> items;
   try {
@@ -72,8 +74,6 @@ void apply_config_file(CLI::App& sub, const std::string& path) {
     }
   }
 }
-
-}  // namespace
 
 void add_config_option(CLI::App& sub, std::function<void()> run) {
   auto* config = sub.add_option("--config", "Read options from a TOML file (keys are option names without dashes)")
@@ -137,6 +137,7 @@ int run_main(int argc, char** argv) {
   add_sim_commands(app);
   add_experiment_command(app);
   add_plot_command(app);
+  add_sweep_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -1,0 +1,39 @@
+#pragma once
+// How `p0sim sweep` spreads runs over MPI ranks (issue 5). In a build without MPI
+// (P0SIM_WITH_MPI unset), or when not launched by mpirun, a Session is one process: rank 0 of 1.
+// With MPI, rank 0 owns the sweep directory and hands run indices to the other ranks one at a
+// time (a rank gets its next run when it returns a row, so long and short runs balance), while
+// its own threads compute runs too; the rows reach rank 0's journal exactly as local threads'
+// rows do, so results.csv has the same bytes as a single-process sweep.
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "common/sweep.hpp"
+
+namespace p0sim::cli::mpi {
+
+class Session {
+ public:
+  Session();   // MPI_Init_thread when launched by mpirun with MPI built in
+  ~Session();  // releases waiting ranks if rank 0 never distributed (bad input), MPI_Finalize
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bool is_root() const { return rank_ == 0; }
+
+  // Rank 0: runs `jobs` on `local_threads` threads of its own and on every other rank; calls
+  // on_done (under a lock, on rank 0 only) as rows arrive; rethrows rank 0's first failure.
+  // Other ranks: compute what rank 0 sends until told to stop (a failure aborts the job).
+  void distribute(const std::vector<std::size_t>& jobs, int local_threads,
+                  const std::function<sweep::JobResult(std::size_t)>& job,
+                  const std::function<void(std::size_t, const sweep::JobResult&)>& on_done);
+
+ private:
+  int rank_ = 0, size_ = 1;
+  bool initialised_ = false, distributed_ = false;
+};
+
+}  // namespace p0sim::cli::mpi
