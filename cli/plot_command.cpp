@@ -332,36 +332,51 @@ std::vector<std::string> plot_search_heatmaps(const Table& t, const sim::Experim
     if (!dependent) varying.push_back(k);
   }
   if (varying.size() < 2) return {};
-  // Layout: the last option splits panels, the one before it the columns, and the rest
-  // (combined, "a/b") the rows: configs/search/stage_a_tasks.toml gives task/filler x weight-decay,
-  // one panel per layer count.
-  const bool faceted = varying.size() >= 3;
-  const std::string facet_key = faceted ? varying.back() : "";
-  const std::string col_key = varying[varying.size() - (faceted ? 2 : 1)];
-  const std::vector<std::string> row_keys(varying.begin(), varying.end() - (faceted ? 2 : 1));
+  // Layout: one option splits panels, one the columns, and the rest (combined, "a/b") the rows.
+  // Tried from the last options backwards, the first layout where every cell of the grid is one
+  // variant wins: configs/search/stage_a_tasks.toml gives rows task/filler, columns weight-decay,
+  // one panel per layer count. No such layout (a list of controls): bars only.
   auto joined = [&](const sim::ExperimentVariant& v, const std::vector<std::string>& ks) {
     std::string s;
     for (const auto& k : ks) s += (s.empty() ? "" : "/") + value_of(v, k);
     return s;
   };
-  std::string row_key;
-  for (const auto& k : row_keys) row_key += (row_key.empty() ? "" : "/") + k;
-  auto facet_of = [&](const sim::ExperimentVariant& v) { return faceted ? facet_key + " = " + value_of(v, facet_key) : ""; };
+  std::string facet_key, col_key;
+  std::vector<std::string> row_keys;
+  auto facet_of = [&](const sim::ExperimentVariant& v) { return facet_key.empty() ? "" : facet_key + " = " + value_of(v, facet_key); };
   auto row_of = [&](const sim::ExperimentVariant& v) { return joined(v, row_keys); };
   auto col_of = [&](const sim::ExperimentVariant& v) { return value_of(v, col_key); };
   std::vector<std::string> facets, rows, cols;  // first-appearance order
   auto note = [](std::vector<std::string>& list, const std::string& x) {
     if (std::find(list.begin(), list.end(), x) == list.end()) list.push_back(x);
   };
-  std::set<std::string> cells;
-  for (const auto& v : c.variants) {
-    note(facets, facet_of(v));
-    note(rows, row_of(v));
-    note(cols, col_of(v));
-    cells.insert(facet_of(v) + "\n" + row_of(v) + "\n" + col_of(v));
+  auto full_grid = [&] {
+    facets.clear(), rows.clear(), cols.clear();
+    std::set<std::string> cells;
+    for (const auto& v : c.variants) {
+      note(facets, facet_of(v));
+      note(rows, row_of(v));
+      note(cols, col_of(v));
+      cells.insert(facet_of(v) + "\n" + row_of(v) + "\n" + col_of(v));
+    }
+    return cells.size() == c.variants.size() && cells.size() == facets.size() * rows.size() * cols.size();
+  };
+  bool found = false;
+  const int n = static_cast<int>(varying.size());
+  for (int f = n - 1; f >= -1 && !found; --f) {  // f = -1: no facet
+    for (int col = n - 1; col >= 0 && !found; --col) {
+      if (col == f) continue;
+      facet_key = f >= 0 ? varying[static_cast<std::size_t>(f)] : "";
+      col_key = varying[static_cast<std::size_t>(col)];
+      row_keys.clear();
+      for (int k = 0; k < n; ++k)
+        if (k != f && k != col) row_keys.push_back(varying[static_cast<std::size_t>(k)]);
+      found = !row_keys.empty() && full_grid();
+    }
   }
-  // Only a full grid (every cell once) is a search; a list of controls gets bars only.
-  if (cells.size() != c.variants.size() || cells.size() != facets.size() * rows.size() * cols.size()) return {};
+  if (!found) return {};
+  std::string row_key;
+  for (const auto& k : row_keys) row_key += (row_key.empty() ? "" : "/") + k;
 
   // Per row of results.csv: the metric's value (NaN when the run does not have it).
   auto max_over = [&](std::size_t r, const std::string& prefix, int from_layer) {
