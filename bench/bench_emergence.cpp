@@ -1,7 +1,10 @@
 // Speed to emergence (issue 6).
 //   BM_parallel_step  one training step (forward + backward split across threads, AdamW), args
 //                     (C,H,T,B,threads,chunks; chunks 0 = the automatic chunk_count), V=64, L=2,
-//                     F=4C. Wall time (UseRealTime). Counters: chunks, threads used, GFLOP/s.
+//                     F=4C. Wall time (UseRealTime); CPU time is the whole process's (all
+//                     threads), so cpu(2 threads) / cpu(1 thread) is the splitting overhead even
+//                     on a machine too loaded to show the wall-time speedup. Counters: chunks,
+//                     threads used, GFLOP/s (over wall time).
 //   BM_emergence      trains a firstrecall model from scratch (configs/train_firstrecall.toml:
 //                     V=64, H=4, L=2, F=4C, B=64, lr 3e-3, wd 0.1, clip 1, causal, NoPE, no BOS,
 //                     4 triggers at q=0.1, probes of 128 rows every 25 steps) over d x T until the
@@ -107,6 +110,7 @@ BENCHMARK(BM_parallel_step)
     ->Args({64, 4, 32, 64, 1, 0})
     ->Args({64, 4, 32, 64, 2, 0})
     ->UseRealTime()
+    ->MeasureProcessCPUTime()
     ->Unit(benchmark::kMillisecond);
 
 struct EmergenceRun {
