@@ -116,7 +116,7 @@ void add_train(CLI::App& app) {
   auto o = std::make_shared<TrainOptions>();
   auto* sub = app.add_subcommand("train", "Train the tiny transformer from scratch on a synthetic task");
   add_train_options(*sub, *o);
-  sub->add_option("--threads", o->threads, "Threads (recorded; results never depend on it)")->check(CLI::Range(1, 1024));
+  sub->add_option("--threads", o->threads, "Threads splitting each step's batch (results never depend on it)")->check(CLI::Range(1, 1024));
   sub->add_option("--warm-start", o->warm_start,
                   "Initial weights: none (random init), or circuit (the hand-wired P0-Sink circuit of `theory "
                   "circuit`, alpha -1, plus --warm-start-noise); warm_start.json says if training kept it")
@@ -178,7 +178,7 @@ void add_eval(CLI::App& app) {
   sub->add_option("--weights", o->weights, "Weights directory (RUN_DIR/weights)")->check(CLI::ExistingDirectory);
   sub->add_option("--tokens", o->tokens, "Token rows, .npy of shape (N, T+1), int32 or int64")->check(CLI::ExistingFile);
   sub->add_flag("--grads", o->grads, "Also write grads/<name>.npy, the gradient of the mean loss");
-  sub->add_option("--threads", o->threads, "Threads (recorded; results never depend on it)")->check(CLI::Range(1, 1024));
+  sub->add_option("--threads", o->threads, "Threads splitting each step's batch (results never depend on it)")->check(CLI::Range(1, 1024));
   sub->add_option("--out", o->out, "Output directory (created; must be empty unless --force)");
   sub->add_flag("--force", o->force, "Write into a non-empty output directory, replacing its files");
   add_config_option(*sub, [sub, o] {

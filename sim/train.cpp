@@ -11,6 +11,7 @@
 #include "common/files.hpp"
 #include "common/format.hpp"
 #include "sim/npy.hpp"
+#include "sim/parallel_step.hpp"
 #include "sim/plot_dump.hpp"
 
 namespace p0sim::sim {
@@ -72,12 +73,11 @@ TrainResult train(Model<float>& model, const TrainConfig& c, const std::function
     result.probes.push_back(prober->probe(model, 0));
   }
 
+  ParallelStep step(c.model, B, c.threads);  // the batch split across c.threads (bit-identical for any)
   for (int s = 0; s < c.steps; ++s) {
     const auto t0 = clock::now();
     gen.fill(0, static_cast<std::uint64_t>(s), B, rows.data());
-    const double loss = model.forward(rows.data(), B);
-    model.zero_grad();
-    model.backward();
+    const double loss = step.forward_backward(model, rows.data());  // grads overwritten
     auto g = model.grads();
     // Float accumulation vectorises (a double cast cost ~5% of a small step); its rounding is
     // far below what clipping cares about. Only if it overflows is the double sum needed.

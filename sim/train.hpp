@@ -32,7 +32,7 @@ struct TrainConfig {
   AdamWConfig adamw;
   double clip = 0.0;     // global gradient-norm clip; 0 = off
   std::uint64_t seed = 1;
-  int threads = 1;       // recorded; the step is single-threaded (results never depend on it)
+  int threads = 1;       // threads splitting each step's batch (sim/parallel_step.hpp; results never depend on it)
   int log_every = 100;
   ProbeConfig probe;     // probes during training (off unless probe.every > 0)
   bool ablate = false;   // at the end, ablate each layer-0 head and each MLP (ablations.csv; needs probes)

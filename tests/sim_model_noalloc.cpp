@@ -102,3 +102,37 @@ TEST_CASE("a full training step allocates nothing", "[sim][model][noalloc]") {
   CHECK(std::isfinite(loss));
   CHECK(allocations.load() == 0);
 }
+
+#include "sim/parallel_step.hpp"
+
+TEST_CASE("a threaded training step allocates nothing", "[sim][parallel][noalloc]") {
+  ModelConfig c;
+  c.vocab = 32;
+  c.d_model = 32;
+  c.heads = 4;
+  c.d_ff = 128;
+  c.seq_len = 16;
+  c.mask = GENERATE(Mask::causal, Mask::prefix_bidirectional);
+  c.bos = true;
+  CAPTURE(to_string(c.mask));
+  const int B = 6;
+  Model<float> m(c, B);
+  m.init(1);
+  AdamW<float> opt(m.layout(), AdamWConfig{});
+  ParallelStep step(c, B, 2, 3);  // pool and replicas are built here, before counting
+  p0sim::PhiloxStream rng(2, 0);
+  std::vector<std::int32_t> rows(static_cast<std::size_t>(B * (c.seq_len + 1)));
+  for (auto& r : rows) r = static_cast<std::int32_t>(rng.below(32));
+  allocations = 0;
+  Eigen::internal::set_is_malloc_allowed(false);
+  counting = true;
+  double loss = 0;
+  for (int s = 0; s < 3; ++s) {
+    loss = step.forward_backward(m, rows.data());
+    opt.step(m.params(), m.grads(), 1e-3);
+  }
+  counting = false;
+  Eigen::internal::set_is_malloc_allowed(true);
+  CHECK(std::isfinite(loss));
+  CHECK(allocations.load() == 0);
+}

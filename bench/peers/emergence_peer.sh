@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Seconds to identification emergence on firstrecall, p0sim (BM_emergence) against the PyTorch
+# peer (torch_emergence.py), same config, same seeds (1..3), one thread each, run in one go; prints
+# each median and the ratio (torch / p0sim: how many times sooner p0sim gets there), in wall and in
+# process CPU seconds (the steadier figure on a shared machine).
+#
+#   bench/peers/emergence_peer.sh [BUILD_DIR]      (default ./build; needs p0sim_bench)
+#   env: POINTS (default "64,32 32,16": the default firstrecall config and the smallest point),
+#        PYTHON (default /usr/bin/python3), OPENBLAS_CORETYPE (default from the CPU flags),
+#        ATEN_CPU_CAPABILITY (default avx512 where the CPU has it; see train_peer.sh)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+build="$(cd "${1:-$root/build}" && pwd)"
+py="${PYTHON:-/usr/bin/python3}"
+points="${POINTS:-64,32 32,16}"
+openblas=/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3
+[ -x "$build/p0sim_bench" ] || { echo "need $build/p0sim_bench" >&2; exit 2; }
+[ -f "$openblas" ] || { echo "OpenBLAS not found at $openblas (apt-get install libopenblas0-pthread)" >&2; exit 2; }
+"$py" -c 'import torch, numpy' 2>/dev/null || { echo "$py lacks torch or numpy (python3-torch, python3-numpy)" >&2; exit 2; }
+if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
+  if grep -qw avx512f /proc/cpuinfo; then OPENBLAS_CORETYPE=SkylakeX
+  elif grep -qw avx2 /proc/cpuinfo; then OPENBLAS_CORETYPE=Haswell
+  fi
+fi
+if [ -z "${ATEN_CPU_CAPABILITY:-}" ] && grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo \
+   && grep -qw avx512vl /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo; then
+  ATEN_CPU_CAPABILITY=avx512
+fi
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+filter=""
+peer_args=()
+for p in $points; do
+  d="${p%,*}"; T="${p#*,}"
+  filter="${filter:+$filter|}BM_emergence/d:$d/T:$T/"
+  peer_args+=(--point "$p")
+done
+echo "== p0sim BM_emergence ($points), one thread" >&2
+P0SIM_EMERGE_THREADS=1 "$build/p0sim_bench" --benchmark_filter="$filter" --benchmark_format=json > "$work/p0sim.json"
+echo "== PyTorch peer, one thread, OpenBLAS" >&2
+env LD_PRELOAD="$openblas" ${OPENBLAS_CORETYPE:+OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE} \
+  ${ATEN_CPU_CAPABILITY:+ATEN_CPU_CAPABILITY=$ATEN_CPU_CAPABILITY} OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+  "$py" "$here/torch_emergence.py" "${peer_args[@]}" > "$work/torch.jsonl"
+
+"$py" - "$work/p0sim.json" "$work/torch.jsonl" <<'PYEOF'
+import json, re, sys
+p0 = json.load(open(sys.argv[1]))
+lines = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+info, rows = lines[0], lines[1:]
+print(f"torch {info['torch']}, threads {info['threads']}, BLAS mapped: {', '.join(info['blas']) or 'none'}; "
+      f"512^3 SGEMM {info['gemm512_gflops']:.1f} GFLOP/s")
+ours = {}
+for b in p0["benchmarks"]:
+    m = re.match(r"BM_emergence/d:(\d+)/T:(\d+)", b["name"])
+    if m:
+        ours[tuple(map(int, m.groups()))] = b
+print("median over seeds 1..3; seconds are wall [process CPU]; ratio = torch / p0sim")
+print(f"{'point':<12}{'p0sim steps':>12}{'torch steps':>12}{'p0sim s':>18}{'torch s':>18}{'ratio':>16}{'emerged p0/torch':>18}")
+for r in rows:
+    b = ours.get((r["d"], r["T"]))
+    if b is None:
+        continue
+    ps, pc, ts, tc = b["seconds_to_emergence"], b["cpu_seconds_to_emergence"], r["seconds_to_emergence"], r["cpu_seconds_to_emergence"]
+    print(f"d={r['d']},T={r['T']:<6}{b['steps_to_emergence']:>12.0f}{r['steps_to_emergence']:>12.0f}"
+          f"{ps:>9.2f} [{pc:>6.2f}]{ts:>9.2f} [{tc:>6.2f}]{ts / ps:>7.2f} [{tc / pc:>5.2f}]"
+          f"{b['emerged']:>10.2f}/{r['emerged']:.2f}")
+PYEOF

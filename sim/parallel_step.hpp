@@ -1,0 +1,100 @@
+#pragma once
+// One training step's forward + backward with the batch split across threads (issue 6, "one run,
+// every core"), bit-identical for any thread count.
+//
+// Chunking is a property of the config, never of the thread count: the B rows are cut into
+// `chunks()` contiguous chunks (the first B % n one row longer), each chunk's forward and backward
+// run on a Model replica sized for one chunk, each chunk's gradient lands in its own slot, and the
+// slots are reduced in chunk order 0, 1, 2, ...: grads = sum_c w_c * g_c with w_c = b_c / B (the
+// loss is the mean over all B*P predictions and each chunk's backward is the mean over its own
+// b_c*P). Threads only pick which chunk to run next, so threads = 1, 2, 3, ... give the same bits.
+// With one chunk (small configs, where splitting does not pay: see chunk_count) the step is the
+// plain model.forward / zero_grad / backward of the single-threaded loop, bit for bit.
+//
+// The thread pool and every buffer are created in the constructor; step() allocates nothing.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "sim/model.hpp"
+
+namespace p0sim::sim {
+
+// Rough FLOPs of one row's forward + backward (the bench/bench_model.cpp count: matmuls
+// 6*(L*(4C^2+2CF)+VC)*P, attention 12*L*P^2*C; prefix-bidirectional runs P passes of mean length
+// (P+1)/2, so its matmul part is (P+1)/2 times larger).
+double row_flops(const ModelConfig& c);
+
+// Below this many FLOPs per chunk a split does not pay (measured on a 2-core AVX-512 VM with
+// BM_parallel_step, bench/README.md: the step of (C=32, T=16, B=16), 47 MFLOP, was no faster on
+// 2 threads x 2 chunks than on one; (C=64, T=32, B=64), 1.2 GFLOP, was 1.6x faster).
+inline constexpr double kMinChunkFlops = 60e6;
+// Chunks never exceed this, so a chunk keeps enough columns for Eigen's GEMM kernels.
+inline constexpr int kMaxChunks = 8;
+
+// The number of chunks for a batch of B rows: min(kMaxChunks, B, floor(B*row_flops / kMinChunkFlops)),
+// at least 1. Depends on the config only.
+int chunk_count(const ModelConfig& c, int batch);
+
+// A fixed pool of worker threads; run(n, f) calls f(i) for i in 0..n-1 on the caller and the workers.
+class ThreadPool {
+ public:
+  explicit ThreadPool(int threads);  // threads - 1 workers; the caller is the other one
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+  // Every thread t in 0..size()-1 calls job(ctx, t) once; returns when all have. No allocation.
+  void run(void (*job)(void*, int), void* ctx);
+
+ private:
+  void worker(int id);
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable start_cv_, done_cv_;
+  std::uint64_t generation_ = 0;
+  int pending_ = 0;
+  bool stop_ = false;
+  void (*job_)(void*, int) = nullptr;
+  void* ctx_ = nullptr;
+};
+
+class ParallelStep {
+ public:
+  // threads: the most threads to use (TrainConfig::threads); fewer are started when there are
+  // fewer chunks. `chunks` = 0 means chunk_count(config, batch) (tests and benchmarks may force one).
+  ParallelStep(const ModelConfig& config, int batch, int threads, int chunks = 0);
+  ~ParallelStep();
+
+  int chunks() const { return static_cast<int>(chunk_rows_.size()); }
+  int threads() const;
+
+  // rows: (batch, T+1). Leaves d(mean loss)/d(params) in model.grads() (overwritten) and returns
+  // the mean loss over all batch*P predictions. Reads model.params().
+  double forward_backward(Model<float>& model, const std::int32_t* rows);
+
+ private:
+  static void compute_job(void* self, int thread);
+  static void reduce_job(void* self, int thread);
+
+  ModelConfig config_;
+  int batch_ = 0;
+  std::vector<int> chunk_rows_, chunk_first_;
+  std::vector<double> chunk_loss_;
+  std::vector<float> weights_;
+  std::vector<std::unique_ptr<Model<float>>> replicas_;  // one per thread
+  Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic> slots_;  // (nparams, chunks)
+  std::unique_ptr<ThreadPool> pool_;
+  // per-step state read by the workers
+  Model<float>* model_ = nullptr;
+  const std::int32_t* rows_ = nullptr;
+  std::atomic<int> next_chunk_{0};
+};
+
+}  // namespace p0sim::sim
