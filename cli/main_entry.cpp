@@ -1,6 +1,9 @@
 #include <Eigen/Core>
 #include <boost/math/policies/error_handling.hpp>
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <stdexcept>
@@ -42,21 +45,23 @@ std::string toml_quote(const std::string& v) {
   return out + "\"";
 }
 
-void apply_config_file(CLI::App& sub, const std::string& path) {
+}  // namespace
+
+void apply_config_file(CLI::App& sub, const std::string& path, const std::string& option) {
   std::vector<CLI::ConfigItem> items;
   try {
     items = CLI::ConfigTOML().from_file(path);
   } catch (const CLI::ParseError& e) {
-    throw UsageError("--config", "cannot read '" + path + "': " + e.what());
+    throw UsageError(option, "cannot read '" + path + "': " + e.what());
   }
   for (const auto& item : items) {
     if (item.name == "++" || item.name == "--") continue;  // section markers
     if (!item.parents.empty())
-      throw UsageError("--config", "'" + path + "': sections are not accepted (key '" + item.fullname() + "')");
-    if (item.name == "config") throw UsageError("--config", "'" + path + "': a config file cannot name another config");
+      throw UsageError(option, "'" + path + "': sections are not accepted (key '" + item.fullname() + "')");
+    if (item.name == "config") throw UsageError(option, "'" + path + "': a config file cannot name another config");
     CLI::Option* opt = sub.get_option_no_throw("--" + item.name);
     if (opt == nullptr || item.name == "help")
-      throw UsageError("--config", "'" + path + "': unknown key '" + item.name + "' for '" + sub.get_name() + "'");
+      throw UsageError(option, "'" + path + "': unknown key '" + item.name + "' for '" + sub.get_name() + "'");
     if (opt->count() > 0) continue;  // the command line wins
     std::vector<std::string> inputs = item.inputs;
     if (inputs.size() > 1 && opt->get_items_expected_max() == 1) {
@@ -68,18 +73,16 @@ void apply_config_file(CLI::App& sub, const std::string& path) {
       for (const auto& v : inputs) opt->add_result(v);
       opt->run_callback();
     } catch (const CLI::ParseError& e) {
-      throw UsageError("--config", "'" + path + "': key '" + item.name + "': " + e.what());
+      throw UsageError(option, "'" + path + "': key '" + item.name + "': " + e.what());
     }
   }
 }
-
-}  // namespace
 
 void add_config_option(CLI::App& sub, std::function<void()> run) {
   auto* config = sub.add_option("--config", "Read options from a TOML file (keys are option names without dashes)")
                      ->check(CLI::ExistingFile);
   sub.callback([&sub, config, run = std::move(run)] {
-    if (config->count() > 0) apply_config_file(sub, config->as<std::string>());
+    if (config->count() > 0) apply_config_file(sub, config->as<std::string>(), "--config");
     run();
   });
 }
@@ -90,9 +93,9 @@ std::string resolved_config(const CLI::App& sub) {
                     sub.get_name() + "'; pass back with --config\n";
   for (const CLI::Option* opt : sub.get_options()) {
     const std::string& name = opt->get_single_name();
-    // --out and --force say where a run goes, not what it is: a replayed config must not
+    // --out, --force and --resume say where a run goes, not what it is: a replayed config must not
     // silently overwrite the results it came from, so the user names the output again.
-    if (name.empty() || name == "help" || name == "config" || name == "out" || name == "force" ||
+    if (name.empty() || name == "help" || name == "config" || name == "out" || name == "force" || name == "resume" ||
         opt->get_lnames().empty())
       continue;
     std::string value;
@@ -120,6 +123,18 @@ CLI::Validator finite_number(FiniteBound bound) {
         return ok ? std::string() : std::string("must be ") + accepted + ", got '" + in + "'";
       },
       accepted);
+}
+
+CLI::Validator unsigned_integer() {
+  return CLI::Validator(
+      [](std::string& in) -> std::string {
+        const bool digits = !in.empty() && in.size() <= 20 &&
+                            std::all_of(in.begin(), in.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; });
+        std::uint64_t v = 0;
+        const bool ok = digits && CLI::detail::lexical_cast(in, v) && (in.size() < 20 || in <= "18446744073709551615");
+        return ok ? std::string() : "must be an unsigned integer in 0.." + std::to_string(~std::uint64_t{0}) + ", got '" + in + "'";
+      },
+      "UINT64");
 }
 
 std::filesystem::path config_path_for(const std::filesystem::path& csv) {
