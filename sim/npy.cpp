@@ -140,10 +140,13 @@ std::vector<std::int64_t> NpyArray::as_int64() const {
 }
 
 NpyArray read_npy(const fs::path& path) {
-  const std::string file = path.string();
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(file, "cannot open the file");
+  if (!in) throw UsageError(path.string(), "cannot open the file");
   const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_npy(content, path.string());
+}
+
+NpyArray parse_npy(const std::string& content, const std::string& file) {
   auto fail = [&](const std::string& why) -> UsageError { return UsageError(file, "not a supported NPY file: " + why); };
   if (content.size() < kPreamble || content.compare(0, kMagicLen, kMagic, kMagicLen) != 0)
     throw fail("bad magic string (expected \\x93NUMPY)");

@@ -207,7 +207,7 @@ TEST_CASE("a corrupt newest checkpoint is refused and the older one used", "[cli
 // --lr 10 on the default config does not diverge: AdamW's normalised update and --clip 1 keep the
 // loss finite (about 199 after 1000 steps). --lr 100 does: the decoupled weight decay multiplies
 // every matrix by 1 - lr*wd = -9 per step, until the attention scores overflow (step 16).
-TEST_CASE("--lr 100 on the default config diverges: exit 1 naming step, tensor and last checkpoint", "[cli][divergence]") {
+TEST_CASE("divergence under --lr 100 on the default config: exit 1 naming step, tensor and last checkpoint", "[cli][divergence]") {
   const fs::path run = dir("diverge");
   const Outcome o = run_p0sim("train --lr 100 --checkpoint-every 5 --out " + run.string());
   CAPTURE(o.err);
@@ -219,4 +219,35 @@ TEST_CASE("--lr 100 on the default config diverges: exit 1 naming step, tensor a
   CHECK(last_line.find((run / "checkpoint").string()) != std::string::npos);
   CHECK_FALSE(fs::exists(run / "summary.json"));
   CHECK(fs::exists(run / "checkpoint" / "state.ckpt"));
+}
+
+TEST_CASE("an experiment killed mid-run resumes: finished runs kept, the partial one continued, same bytes",
+          "[cli][resume][experiment]") {
+  const fs::path cfg = kScratch.root() / "exp.toml";
+  std::ofstream(cfg) << "vocab = 16\nd-model = 16\nheads = 2\nd-ff = 32\nseq-len = 8\nbatch = 4\nsteps = 60\n"
+                        "probe-every = 10\nprobe-batch = 8\ntask = \"firstrecall\"\ntriggers = 2\ncheckpoint-every = 3\n"
+                        "[experiment]\nmain = \"main\"\ncontrol = \"bidir\"\n[variants.main]\n"
+                        "[variants.bidir]\nmask = \"prefix-bidirectional\"\n";
+  const fs::path whole = dir("exp_whole"), killed = dir("exp_killed");
+  const std::string base = "experiment --seeds 2 --threads 1 --config " + cfg.string() + " --out ";
+  REQUIRE(run_p0sim(base + whole.string()).code == 0);
+  // Jobs run in order main/seed-0, main/seed-1, bidir/...: kill inside main/seed-1.
+  REQUIRE(kill_at_step(base + killed.string(), killed / "runs" / "main" / "seed-1" / "checkpoint" / "state.ckpt", 20, 0.0));
+  CHECK(fs::exists(killed / "runs" / "main" / "seed-0" / "summary.json"));
+  CHECK_FALSE(fs::exists(killed / "runs" / "main" / "seed-1" / "summary.json"));
+  CHECK_FALSE(fs::exists(killed / "results.csv"));
+  const Outcome refused = run_p0sim(base + killed.string());
+  CHECK(refused.code == 2);
+  CHECK(refused.err.find("--resume") != std::string::npos);
+  const auto seed0_mtime = fs::last_write_time(killed / "runs" / "main" / "seed-0" / "summary.json");
+  const Outcome resumed = run_p0sim("experiment --seeds 2 --resume --out " + killed.string());
+  CAPTURE(resumed.err);
+  REQUIRE(resumed.code == 0);
+  CHECK(fs::last_write_time(killed / "runs" / "main" / "seed-0" / "summary.json") == seed0_mtime);  // not retrained
+  CHECK(slurp(whole / "results.csv") == slurp(killed / "results.csv"));
+  CHECK(slurp(whole / "verdict.json") == slurp(killed / "verdict.json"));
+  for (const char* run : {"main/seed-0", "main/seed-1", "bidir/seed-0", "bidir/seed-1"}) {
+    CAPTURE(run);
+    require_same_run(whole / "runs" / run, killed / "runs" / run);
+  }
 }
