@@ -44,7 +44,8 @@ void apply_config_file(CLI::App& sub, const std::string& path, const std::string
     if (item.name == "++" || item.name == "--") continue;  // section markers
     if (!item.parents.empty())
       throw UsageError(option, "'" + path + "': sections are not accepted (key '" + item.fullname() + "')");
-    if (item.name == "config") throw UsageError(option, "'" + path + "': a config file cannot name another config");
+    if (item.name == "config" || item.name == "resume")
+      throw UsageError(option, "'" + path + "': a config file cannot name another config or a run to resume");
     CLI::Option* opt = sub.get_option_no_throw("--" + item.name);
     if (opt == nullptr || item.name == "help")
       throw UsageError(option, "'" + path + "': unknown key '" + item.name + "' for '" + sub.get_name() + "'");

@@ -233,6 +233,8 @@ void add_train(CLI::App& app) {
     control.checkpoint_every = o->checkpoint_every;
     control.checkpoint_location = checkpoint_dir(dir).string();
     control.save_checkpoint = [&](const TrainState& st) { write_checkpoint(checkpoint_dir(dir), c, st); };
+    if (checkpoint && !checkpoint->found)
+      std::cerr << "resuming " << dir.string() << ": no checkpoint yet, starting from step 0\n";
     if (checkpoint && checkpoint->found) {
       control.resume = &checkpoint->state;
       std::cerr << "resuming " << dir.string() << " at step " << checkpoint->state.step << " of " << c.steps << " from "

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <map>
 #include <string>
@@ -163,6 +164,7 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
   write_text(F / "unknown_key.toml", "learning_rate = 0.1\n");
   write_text(F / "wrong_type.toml", "batch = \"many\"\n");
   write_text(F / "section.toml", "[model]\nvocab = 8\n");
+  write_text(F / "resume_key.toml", "resume = \"" + (F / "run").string() + "\"\n");
   write_text(F / "cone_unknown.toml", "dims = 4\n");
   write_text(F / "experiment.toml", kTinyExperiment);
   write_text(F / "experiment_unknown.toml", kTinyExperiment + "[variants.x]\nlearning-rate = 0.1\n");
@@ -215,6 +217,7 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
       {train + " --config " + f + "unknown_key.toml", "learning_rate"},
       {train + " --config " + f + "wrong_type.toml", "batch"},
       {train + " --config " + f + "section.toml", "--config"},
+      {"train --config " + f + "resume_key.toml", "--config"},
       {"train --steps 2 --out " + f + "run", "--out"},  // not empty, neither --resume nor --force
       {"train --steps 2 --out /nonexistent_p0sim_dir/run", "--out"},
       {"train --resume " + f + "run --force", "--resume"},
@@ -264,6 +267,7 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
       {"plot", "DIR"},
   };
   REQUIRE(cases.size() >= 40);
+  std::cerr << "bad-input table: " << cases.size() << " cases\n";
 
   int checked = 0;
   for (const BadCase& c : cases) {
