@@ -45,7 +45,7 @@ class Writer {
   }
   void put_floats(const std::vector<float>& v) {
     put<std::uint64_t>(v.size());
-    out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+    if (!v.empty()) out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
   }
   std::string& bytes() { return out_; }
 
@@ -80,7 +80,7 @@ class Reader {
   std::vector<float> get_floats() {
     const auto n = count(sizeof(float));
     std::vector<float> out(n);
-    std::memcpy(out.data(), s_.data() + pos_, n * sizeof(float));
+    if (n > 0) std::memcpy(out.data(), s_.data() + pos_, n * sizeof(float));  // data() may be null when empty
     pos_ += n * sizeof(float);
     return out;
   }

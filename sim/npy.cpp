@@ -108,6 +108,7 @@ std::int64_t NpyArray::size() const {
 std::vector<float> NpyArray::as_float() const {
   const auto n = static_cast<std::size_t>(size());
   std::vector<float> out(n);
+  if (n == 0) return out;  // an empty array: memcpy may not be given the null data() of empty vectors
   if (dtype == "<f4") {
     std::memcpy(out.data(), bytes.data(), n * 4);
   } else if (dtype == "<f8") {
@@ -125,6 +126,7 @@ std::vector<float> NpyArray::as_float() const {
 std::vector<std::int64_t> NpyArray::as_int64() const {
   const auto n = static_cast<std::size_t>(size());
   std::vector<std::int64_t> out(n);
+  if (n == 0) return out;
   if (dtype == "<i8") {
     std::memcpy(out.data(), bytes.data(), n * 8);
   } else if (dtype == "<i4") {
