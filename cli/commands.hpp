@@ -24,18 +24,22 @@ std::string version_text();
 // CLI11 2.1 reads config files only on the top-level app, so subcommands apply their own here.
 // Options that may come from the file must not be ->required(): check them in `run`.
 void add_config_option(CLI::App& sub, std::function<void()> run);
-// What add_config_option's callback does with the file, for commands that read their own
-// --config (sweep: a plain TOML, or an experiment TOML with sections).
-void apply_config_file(CLI::App& sub, const std::string& path);
+// Fills every option of `sub` not given on the command line from the TOML file `path` (the
+// --config rules); errors name `option`. Also used by commands that read their own --config (sweep).
+void apply_config_file(CLI::App& sub, const std::string& path, const std::string& option = "--config");
 
 // The resolved configuration of a parsed subcommand, as TOML that `--config` accepts back
-// (without --out and --force: a replay names its output again).
+// (without --out, --force and --resume: a replay names its output again).
 std::string resolved_config(const CLI::App& sub);
 
 // Option check: a finite number, with an optional lower bound (> 0 or >= 0); the message names
 // what is accepted.
 enum class FiniteBound { any, positive, nonnegative };
 CLI::Validator finite_number(FiniteBound bound);
+
+// Option check: an unsigned 64-bit integer written in decimal digits only. (CLI11 converts "-1"
+// to 2^64-1 on the way to a uint64_t, so a range check after the conversion cannot see the sign.)
+CLI::Validator unsigned_integer();
 
 // Where a CSV result's resolved config goes: FILE.csv -> FILE.config.toml.
 std::filesystem::path config_path_for(const std::filesystem::path& csv);

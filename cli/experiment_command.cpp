@@ -1,7 +1,11 @@
 // `p0sim experiment`: variants x seeds of one experiment TOML, results.csv, verdict.json and the
 // printed table. The experiment file has sections ([experiment], [variants.NAME]), which the
 // generic add_config_option rejects, so this command reads its own --config.
+#include <unistd.h>
+
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -21,7 +25,7 @@ namespace {
 struct ExperimentOptions {
   std::string config, out, variants;
   int seeds = 3, threads = 1;
-  bool force = false;
+  bool force = false, resume = false;
 };
 
 std::vector<std::string> split_names(const std::string& text) {
@@ -39,9 +43,15 @@ std::vector<std::string> split_names(const std::string& text) {
   return out;
 }
 
-void run_experiment_command(const ExperimentOptions& o) {
-  if (o.config.empty()) throw UsageError("--config", "an experiment TOML is required");
+void run_experiment_command(ExperimentOptions o) {
   if (o.out.empty()) throw UsageError("--out", "an output directory is required");
+  const fs::path dir = o.out;
+  if (o.resume) {
+    if (!fs::is_regular_file(dir / "experiment.toml"))
+      throw UsageError("--resume", "'" + o.out + "' holds no experiment to resume (no experiment.toml)");
+    if (o.config.empty()) o.config = (dir / "experiment.toml").string();
+  }
+  if (o.config.empty()) throw UsageError("--config", "an experiment TOML is required");
   sim::ExperimentConfig c = sim::read_experiment_config(o.config, "--config");
   std::vector<std::string> names;
   if (o.variants.empty()) {
@@ -61,14 +71,28 @@ void run_experiment_command(const ExperimentOptions& o) {
       if (unique.count(v.name)) names.push_back(v.name);
     std::erase_if(c.variants, [&](const auto& v) { return !unique.count(v.name); });
   }
-  prepare_output_dir("--out", o.out, o.force);
-  const fs::path dir = o.out;
-  write_file_atomic(dir / "experiment.toml", sim::experiment_toml(c));
+  if (o.resume) {
+    // The runs on disk must be the runs this config describes, or the verdict would mix two experiments.
+    std::ifstream in(dir / "experiment.toml");
+    const std::string on_disk{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (on_disk != sim::experiment_toml(c))
+      throw UsageError("--resume", "'" + (dir / "experiment.toml").string() + "' describes a different experiment than '" +
+                                       o.config + "' (and --variants)");
+    if (::access(dir.c_str(), W_OK) != 0) throw UsageError("--resume", "directory '" + o.out + "' is not writable");
+  } else {
+    std::error_code ec;
+    if (!o.force && fs::is_directory(dir, ec) && !fs::is_empty(dir, ec))
+      throw UsageError("--out", "'" + o.out + "' is not empty (pass --resume to continue the experiment in it, or --force to start it over)");
+    prepare_output_dir("--out", o.out, o.force);
+    // A forced restart must not pick up an older experiment's runs.
+    fs::remove_all(dir / "runs", ec);
+    write_file_atomic(dir / "experiment.toml", sim::experiment_toml(c));
+  }
   const std::size_t total = names.size() * static_cast<std::size_t>(o.seeds);
   std::size_t done = 0;
   const auto runs = sim::run_experiment(c, names, o.seeds, o.threads, dir, [&](const sim::RunRecord& r) {
     std::cerr << "[" << ++done << "/" << total << "] " << r.variant << " seed-" << r.seed_index << " done\n";
-  });
+  }, o.resume);
   write_file_atomic(dir / "results.csv", sim::results_csv(runs));
   // Runs with ablate = true: one table over all of them, variant and seed first.
   std::string ablations;
@@ -109,7 +133,11 @@ void add_experiment_command(CLI::App& app) {
           },
           "NAME,NAME,..."));
   sub->add_option("--out", o->out, "Experiment directory (created; must be empty unless --force)");
-  sub->add_flag("--force", o->force, "Write into a non-empty experiment directory, replacing its files");
+  auto* force = sub->add_flag("--force", o->force, "Write into a non-empty experiment directory, starting it over");
+  sub->add_flag("--resume", o->resume,
+                "Continue the experiment in --out: finished runs are kept, partial runs continue from their checkpoints "
+                "(--config defaults to OUT/experiment.toml)")
+      ->excludes(force);
   sub->callback([o] { run_experiment_command(*o); });
 }
 

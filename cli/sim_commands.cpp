@@ -14,6 +14,7 @@
 #include "common/errors.hpp"
 #include "common/files.hpp"
 #include "common/format.hpp"
+#include "sim/checkpoint.hpp"
 #include "sim/npy.hpp"
 #include "sim/train.hpp"
 #include "theory/warm_start.hpp"
@@ -123,9 +124,26 @@ void add_train(CLI::App& app) {
       ->check(CLI::IsMember({"none", "circuit"}));
   sub->add_option("--warm-start-noise", o->warm_start_noise, "Std of the Gaussian noise added to the warm-start weights")
       ->check(CLI::Range(0.0, 10.0));
-  sub->add_option("--out", o->out, "Run directory (created; must be empty unless --force)");
-  sub->add_flag("--force", o->force, "Write into a non-empty run directory, replacing its files");
+  sub->add_option("--checkpoint-every", o->checkpoint_every,
+                  "Write the whole training state to RUN_DIR/checkpoint/ every N steps and after the last (0 = off)")
+      ->check(CLI::Range(0, 1000000000));
+  auto* out = sub->add_option("--out", o->out, "Run directory (created; must be empty unless --resume or --force)");
+  auto* force = sub->add_flag("--force", o->force, "Write into a non-empty run directory, starting the run over");
+  auto* resume = sub->add_option("--resume", o->resume,
+                                 "Continue the run in RUN_DIR from its newest checkpoint (options from RUN_DIR/config.toml)")
+                     ->check(CLI::ExistingDirectory);
   add_config_option(*sub, [sub, o] {
+    std::optional<LoadedCheckpoint> checkpoint;
+    if (!o->resume.empty()) {
+      const fs::path run = o->resume;
+      if (!fs::is_regular_file(run / "config.toml"))
+        throw UsageError("--resume", "'" + o->resume + "' is not a train run directory (no config.toml)");
+      // The run's own options; options given again on the command line win, and the checkpoint
+      // then refuses anything that changes the training.
+      apply_config_file(*sub, (run / "config.toml").string(), "--resume");
+      if (o->force) throw UsageError("--resume", "cannot be combined with --force (a resumed run keeps its results)");
+      o->out = o->resume;
+    }
     if (o->out.empty()) throw UsageError("--out", "a run directory is required");
     const TrainConfig c = to_train_config(*o);
     validate(c);
@@ -138,12 +156,40 @@ void add_train(CLI::App& app) {
         theory::warm_start_from_circuit(m, circuit, c.seed, noise);
       };
     }
-    prepare_output_dir("--out", o->out, o->force);
     const fs::path dir = o->out;
-    write_file_atomic(dir / "config.toml", resolved_config(*sub));
+    if (!o->resume.empty()) {
+      if (fs::exists(dir / "summary.json")) {
+        std::cout << "run in " << dir.string() << " already finished; nothing to do\n";
+        return;
+      }
+      if (::access(dir.c_str(), W_OK) != 0) throw UsageError("--resume", "directory '" + o->resume + "' is not writable");
+      checkpoint = load_latest_checkpoint(checkpoint_dir(dir), c, "--resume");
+      for (const std::string& why : checkpoint->skipped) std::cerr << "p0sim: warning: passed over " << why << "\n";
+    } else {
+      std::error_code ec;
+      if (!o->force && fs::is_directory(dir, ec) && !fs::is_empty(dir, ec))
+        throw UsageError("--out", "'" + o->out + "' is not empty (pass --resume " + o->out +
+                                      " to continue the run in it, or --force to start it over)");
+      prepare_output_dir("--out", o->out, o->force);
+      fs::remove_all(checkpoint_dir(dir), ec);  // a forced restart must never resume an older run's state
+      write_file_atomic(dir / "config.toml", resolved_config(*sub));
+    }
     Model<float> model(c.model, c.batch);
     Progress progress(c.steps, c.log_every);
-    const TrainResult r = train(model, c, std::ref(progress), initialise);
+    TrainControl control;
+    control.on_step = std::ref(progress);
+    control.checkpoint_every = o->checkpoint_every;
+    control.checkpoint_location = checkpoint_dir(dir).string();
+    control.save_checkpoint = [&](const TrainState& st) { write_checkpoint(checkpoint_dir(dir), c, st); };
+    if (checkpoint && !checkpoint->found)
+      std::cerr << "resuming " << dir.string() << ": no checkpoint yet, starting from step 0\n";
+    if (checkpoint && checkpoint->found) {
+      control.resume = &checkpoint->state;
+      std::cerr << "resuming " << dir.string() << " at step " << checkpoint->state.step << " of " << c.steps << " from "
+                << checkpoint->file.string() << "\n";
+    }
+    control.initialise = initialise;
+    const TrainResult r = train(model, c, control);
     write_run(dir, model, c, r);
     if (initialise) {
       const nlohmann::json report = theory::warm_start_report(r.probes);
@@ -164,6 +210,8 @@ void add_train(CLI::App& app) {
                 << ", high-norm " << step(r.emergence.high_norm) << ", sink " << step(r.emergence.sink) << "\n";
     }
   });
+  // A resumed run takes its directory and options from RUN_DIR; a second source would be ambiguous.
+  resume->excludes(out)->excludes(force)->excludes(sub->get_option("--config"));
 }
 
 struct EvalOptions {

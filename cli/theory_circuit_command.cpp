@@ -131,7 +131,7 @@ void add_theory_circuit_command(CLI::App& theory) {
   sub->add_option("--mask", o->mask, "Run the causal mask, the bidirectional control, or both on the same weights")
       ->check(CLI::IsMember({"causal", "bidirectional", "both"}));
   sub->add_option("--seed", o->seed, "Base seed; each point derives its own from it and its parameters (not the mask)")
-      ->check(CLI::Range(std::uint64_t{0}, ~std::uint64_t{0}));
+      ->check(unsigned_integer());
   sub->add_option("--out", o->out, "CSV file to write (the resolved config goes next to it as .config.toml)");
   sub->add_flag("--force", o->force, "Overwrite existing output files");
   add_config_option(*sub, [sub, o] { run_circuit_command(*sub, *o); });

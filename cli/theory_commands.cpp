@@ -162,7 +162,7 @@ void add_cone(CLI::App& theory) {
   cone->add_option("--positions", o->positions, "Positions t to report: all, or a list of integers and T-k, e.g. 0,1,T-1 (t >= T dropped)");
   cone->add_option("--trials", o->trials, "Monte-Carlo sequences per point (>= 2)")->check(CLI::Range(std::int64_t{2}, std::int64_t{1} << 40));
   cone->add_option("--seed", o->seed, "Base seed; each point derives its own from it and its parameters")
-      ->check(CLI::Range(std::uint64_t{0}, ~std::uint64_t{0}));
+      ->check(unsigned_integer());
   cone->add_option("--threads", o->threads, "Worker threads (results do not depend on it)")->check(CLI::Range(1, 1024));
   cone->add_option("--out", o->out, "CSV file to write (the resolved config goes next to it as .config.toml)");
   cone->add_flag("--force", o->force, "Overwrite existing output files");

@@ -55,7 +55,7 @@ void add_train_options(CLI::App& sub, TrainOptions& o) {
   sub.add_option("--beta2", o.beta2, "AdamW beta2, in [0, 1)")->check(CLI::Range(0.0, 0.999999999));
   sub.add_option("--clip", o.clip, "Global gradient-norm clip (0 = off)")->check(CLI::Range(0.0, 1e12));
   sub.add_option("--seed", o.seed, "Seed of the initial weights, the task structure and the batches")
-      ->check(CLI::Range(std::uint64_t{0}, std::numeric_limits<std::uint64_t>::max()));
+      ->check(unsigned_integer());
   sub.add_option("--mask", o.mask, "Attention mask")->check(CLI::IsMember({"causal", "bidirectional", "prefix-bidirectional"}));
   sub.add_option("--attn", o.attn, "Attention normalisation")->check(CLI::IsMember({"softmax", "softmax1", "sigmoid"}));
   sub.add_option("--pos", o.pos, "Positional encoding")->check(CLI::IsMember({"none", "rope", "absolute"}));

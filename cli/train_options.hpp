@@ -24,6 +24,8 @@ struct TrainOptions {
   std::string out;
   std::string warm_start = "none";  // `train` only (not a sweep key)
   double warm_start_noise = 0.01;
+  int checkpoint_every = 0;  // `train` only
+  std::string resume;        // `train` only: a run directory to continue
 };
 
 // Registers every train option except --threads, --out and --force on `sub`, bound to `o`.

@@ -20,6 +20,7 @@
 #include "common/format.hpp"
 #include "common/rng.hpp"
 #include "common/stats.hpp"
+#include "sim/checkpoint.hpp"
 
 namespace p0sim::sim {
 namespace fs = std::filesystem;
@@ -40,7 +41,7 @@ const KeyValues kTrainDefaults = {
     {"schedule", "constant"}, {"weight-decay", "0.1"}, {"beta1", "0.9"},         {"beta2", "0.95"},
     {"clip", "1"},            {"seed", "1"},           {"mask", "causal"},       {"attn", "softmax"},
     {"pos", "none"},          {"bos", "false"},        {"norm", "rms"},          {"act", "gelu"},
-    {"log-every", "100"},
+    {"log-every", "100"},     {"checkpoint-every", "0"},
 };
 
 bool is_train_key(const std::string& k) {
@@ -235,6 +236,9 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   }
   for (const auto& v : c.variants) {
     const TrainConfig t = make_train_config(variant_options(c, v), option);
+    const long long checkpoint_every = parse_int(option, "checkpoint-every", get(variant_options(c, v), "checkpoint-every"));
+    if (checkpoint_every < 0 || checkpoint_every > 1000000000)
+      throw UsageError(option, where + ": variant '" + v.name + "': checkpoint-every must be in 0..1000000000");
     if (t.probe.every <= 0)
       throw UsageError(option, where + ": variant '" + v.name + "': probe-every must be > 0 (the metrics come from probes)");
   }
@@ -366,7 +370,7 @@ RunMetrics run_metrics(const TrainResult& r) {
 
 std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vector<std::string>& variants, int seeds,
                                       int threads, const fs::path& out_dir,
-                                      const std::function<void(const RunRecord&)>& on_done) {
+                                      const std::function<void(const RunRecord&)>& on_done, bool resume) {
   struct Job {
     const ExperimentVariant* variant;
     int seed_index;
@@ -392,12 +396,30 @@ std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vect
         KeyValues options = variant_options(c, *job.variant);
         set_key(options, "seed", std::to_string(seed));
         const TrainConfig tc = make_train_config(options, "--config");
+        const int checkpoint_every = static_cast<int>(parse_int("--config", "checkpoint-every", get(options, "checkpoint-every")));
+        if (checkpoint_every < 0) throw UsageError("--config", "key 'checkpoint-every': must be at least 0");
         const fs::path dir = out_dir / "runs" / job.variant->name / ("seed-" + std::to_string(job.seed_index));
-        fs::create_directories(dir);
-        write_file_atomic(dir / "config.toml", train_options_toml(options));
-        Model<float> model(tc.model, tc.batch);
-        const TrainResult r = train(model, tc);
-        write_run(dir, model, tc, r);
+        // Every run keeps its final checkpoint: on --resume a finished run's metrics come from it.
+        LoadedCheckpoint checkpoint;
+        if (resume) checkpoint = load_latest_checkpoint(checkpoint_dir(dir), tc, "--resume");
+        const bool finished = checkpoint.found && checkpoint.state.step == tc.steps && fs::exists(dir / "summary.json");
+        TrainResult r;
+        if (finished) {
+          r.probes = checkpoint.state.probes;
+          r.emergence = analyse_trace(r.probes, tc.probe, tc.data.task);
+        } else {
+          fs::create_directories(dir);
+          write_file_atomic(dir / "config.toml", train_options_toml(options));
+          Model<float> model(tc.model, tc.batch);
+          TrainControl control;
+          control.checkpoint_every = checkpoint_every;
+          control.checkpoint_at_end = true;
+          control.checkpoint_location = checkpoint_dir(dir).string();
+          control.save_checkpoint = [&](const TrainState& st) { write_checkpoint(checkpoint_dir(dir), tc, st); };
+          if (checkpoint.found) control.resume = &checkpoint.state;
+          r = train(model, tc, control);
+          write_run(dir, model, tc, r);
+        }
         records[j] = RunRecord{job.variant->name, job.seed_index, seed, run_metrics(r)};
         if (on_done) {
           std::lock_guard<std::mutex> lock(done_mutex);

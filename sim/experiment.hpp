@@ -74,9 +74,13 @@ struct RunRecord {
 // out_dir/runs/<variant>/seed-<i>/ with the files `p0sim train` writes. Returns the records in
 // (variant order, seed) order whatever the thread count; `on_done` (optional) is called, under a
 // lock, as each run finishes. The first failing job (in that order) is rethrown after all stop.
+// Each run keeps its final checkpoint (and one every `checkpoint-every` steps). With `resume`,
+// a run whose final checkpoint and summary.json exist is not trained again (its metrics come from
+// the checkpoint) and a partial run continues from its newest checkpoint, so the results are the
+// bytes of an uninterrupted experiment.
 std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vector<std::string>& variants, int seeds,
                                       int threads, const std::filesystem::path& out_dir,
-                                      const std::function<void(const RunRecord&)>& on_done = {});
+                                      const std::function<void(const RunRecord&)>& on_done = {}, bool resume = false);
 
 // Column names and rows of results.csv (byte-stable: no timings).
 std::string results_csv(const std::vector<RunRecord>& runs);

@@ -108,6 +108,7 @@ std::int64_t NpyArray::size() const {
 std::vector<float> NpyArray::as_float() const {
   const auto n = static_cast<std::size_t>(size());
   std::vector<float> out(n);
+  if (n == 0) return out;  // an empty array: memcpy may not be given the null data() of empty vectors
   if (dtype == "<f4") {
     std::memcpy(out.data(), bytes.data(), n * 4);
   } else if (dtype == "<f8") {
@@ -125,6 +126,7 @@ std::vector<float> NpyArray::as_float() const {
 std::vector<std::int64_t> NpyArray::as_int64() const {
   const auto n = static_cast<std::size_t>(size());
   std::vector<std::int64_t> out(n);
+  if (n == 0) return out;
   if (dtype == "<i8") {
     std::memcpy(out.data(), bytes.data(), n * 8);
   } else if (dtype == "<i4") {
@@ -140,10 +142,13 @@ std::vector<std::int64_t> NpyArray::as_int64() const {
 }
 
 NpyArray read_npy(const fs::path& path) {
-  const std::string file = path.string();
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(file, "cannot open the file");
+  if (!in) throw UsageError(path.string(), "cannot open the file");
   const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_npy(content, path.string());
+}
+
+NpyArray parse_npy(const std::string& content, const std::string& file) {
   auto fail = [&](const std::string& why) -> UsageError { return UsageError(file, "not a supported NPY file: " + why); };
   if (content.size() < kPreamble || content.compare(0, kMagicLen, kMagic, kMagicLen) != 0)
     throw fail("bad magic string (expected \\x93NUMPY)");

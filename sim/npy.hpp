@@ -21,6 +21,8 @@ struct NpyArray {
 // Throws p0sim::UsageError("<path>", reason) on a missing file or a malformed/unsupported header
 // or a truncated body.
 NpyArray read_npy(const std::filesystem::path& path);
+// The same from the file's bytes (`file` names it in errors); the fuzz target's entry point.
+NpyArray parse_npy(const std::string& content, const std::string& file);
 
 // Written atomically (temp file, fsync, rename). Throws p0sim::RunError on I/O failure.
 void write_npy(const std::filesystem::path& path, const float* data, const std::vector<std::int64_t>& shape);

@@ -1,6 +1,7 @@
 #include "sim/plot_dump.hpp"
 
 #include <Eigen/Core>
+#include <cmath>
 #include <cstdint>
 #include <system_error>
 #include <vector>
@@ -25,19 +26,30 @@ void write_probe_dump(const fs::path& dir, const Model<float>& trained, const Tr
   model.params() = trained.params();
   model.forward(rows.data(), N);
 
-  using MatrixRM = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const Eigen::Index HPP = static_cast<Eigen::Index>(H) * P * P;
-  std::vector<float> attn_mean(static_cast<std::size_t>(L) * HPP);  // (L,H,P,P)
+  // Plain loops with a fixed summation order: Eigen's vectorised reductions into a Map peel by the
+  // destination's address, so the last bits would depend on where the heap put the buffer (a
+  // resumed run would then differ from an uninterrupted one).
+  const std::size_t HPP = static_cast<std::size_t>(H) * P * P;
+  std::vector<float> attn_mean(static_cast<std::size_t>(L) * HPP, 0.0f);  // (L,H,P,P)
   for (int l = 0; l < L; ++l) {
-    Eigen::Map<const MatrixRM> a(model.attention(l), N, HPP);  // (N, H*P*P)
-    Eigen::Map<Eigen::RowVectorXf>(attn_mean.data() + l * HPP, HPP) = a.colwise().mean();
+    const float* a = model.attention(l);  // (N,H,P,P)
+    float* mean = attn_mean.data() + l * HPP;
+    for (int n = 0; n < N; ++n)
+      for (std::size_t k = 0; k < HPP; ++k) mean[k] += a[n * HPP + k];
+    for (std::size_t k = 0; k < HPP; ++k) mean[k] /= static_cast<float>(N);
   }
-  std::vector<float> norms(static_cast<std::size_t>(L + 1) * P);  // (L+1,P)
+  std::vector<float> norms(static_cast<std::size_t>(L + 1) * P, 0.0f);  // (L+1,P)
   for (int l = 0; l <= L; ++l) {
-    Eigen::Map<const Eigen::MatrixXf> h(model.hidden(l), C, static_cast<Eigen::Index>(N) * P);  // C x (N*P)
-    const Eigen::RowVectorXf n = h.colwise().norm();                                            // (N*P)
-    Eigen::Map<const MatrixRM> by_row(n.data(), N, P);                                          // (N,P)
-    Eigen::Map<Eigen::RowVectorXf>(norms.data() + static_cast<std::ptrdiff_t>(l) * P, P) = by_row.colwise().mean();
+    const float* h = model.hidden(l);  // (N,P,C)
+    float* by_position = norms.data() + static_cast<std::size_t>(l) * P;
+    for (int n = 0; n < N; ++n)
+      for (int t = 0; t < P; ++t) {
+        const float* x = h + (static_cast<std::size_t>(n) * P + t) * C;
+        float sq = 0.0f;
+        for (int i = 0; i < C; ++i) sq += x[i] * x[i];
+        by_position[t] += std::sqrt(sq);
+      }
+    for (int t = 0; t < P; ++t) by_position[t] /= static_cast<float>(N);
   }
   std::error_code ec;
   fs::create_directories(dir, ec);

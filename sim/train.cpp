@@ -46,8 +46,48 @@ double learning_rate(const TrainConfig& c, int step) {
   return c.lr * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
 }
 
-TrainResult train(Model<float>& model, const TrainConfig& c, const std::function<void(const StepLog&)>& on_step,
-                  const std::function<void(Model<float>&)>& initialise) {
+namespace {
+
+template <typename Ptr>
+bool all_finite(Ptr data, Eigen::Index n) {
+  return Eigen::Map<const Eigen::VectorXf>(data, n).allFinite();
+}
+
+}  // namespace
+
+std::string locate_non_finite(const Model<float>& model, bool gradients_too) {
+  const ModelConfig& c = model.config();
+  const auto params = model.params();
+  for (const TensorInfo& t : model.layout())
+    if (!all_finite(params.data() + t.offset, t.size)) return "parameter " + t.name;
+  const Eigen::Index B = model.last_batch(), P = c.positions(), C = c.d_model, H = c.heads, V = c.vocab;
+  if (B > 0) {
+    if (!all_finite(model.hidden(0), B * P * C)) return "activation of the embedding (tok_emb output)";
+    for (int l = 0; l < c.layers; ++l) {
+      const std::string block = "blocks." + std::to_string(l);
+      if (!all_finite(model.attention(l), B * H * P * P)) return "activation of " + block + ".attn (attention weights)";
+      if (!all_finite(model.hidden_mid(l), B * P * C)) return "activation of " + block + ".attn (residual after attention)";
+      if (!all_finite(model.hidden(l + 1), B * P * C)) return "activation of " + block + ".mlp (block output)";
+    }
+    if (!all_finite(model.logits(), B * P * V)) return "activation of lm_head (logits)";
+  }
+  if (gradients_too) {
+    // Backward runs from the loss to the embedding, so the last tensor of the layout is reached first.
+    const auto grads = model.grads();
+    const auto& layout = model.layout();
+    for (auto t = layout.rbegin(); t != layout.rend(); ++t)
+      if (!all_finite(grads.data() + t->offset, t->size)) return "gradient of " + t->name;
+  }
+  return "";
+}
+
+TrainResult train(Model<float>& model, const TrainConfig& c, const std::function<void(const StepLog&)>& on_step) {
+  TrainControl control;
+  control.on_step = on_step;
+  return train(model, c, control);
+}
+
+TrainResult train(Model<float>& model, const TrainConfig& c, const TrainControl& control) {
   validate(c);
   if (model.max_batch() < c.batch) throw UsageError("--batch", "larger than the model was built for");
   DataConfig data = c.data;
@@ -56,12 +96,28 @@ TrainResult train(Model<float>& model, const TrainConfig& c, const std::function
   const int B = c.batch, T = c.model.seq_len;
   std::vector<std::int32_t> rows(static_cast<std::size_t>(B) * gen.row_length());  // (B,T+1)
 
-  if (initialise) initialise(model);
+  if (control.initialise && !control.resume) control.initialise(model);
   else model.init(c.seed);
   AdamW<float> opt(model.layout(), c.adamw);
   TrainResult result;
   result.entropy_floor = gen.entropy_floor(c.model.bos);
   result.log.reserve(static_cast<std::size_t>(c.steps));
+  int first_step = 0;
+  double earlier_seconds = 0.0;  // wall time of the sessions before a resume
+  if (const TrainState* st = control.resume) {
+    const auto n = model.params().size();
+    if (static_cast<Eigen::Index>(st->params.size()) != n || static_cast<Eigen::Index>(st->adam_m.size()) != n ||
+        static_cast<Eigen::Index>(st->adam_v.size()) != n)
+      throw RunError("checkpoint holds " + std::to_string(st->params.size()) + " parameters, the model has " + std::to_string(n));
+    model.params() = Eigen::Map<const Eigen::VectorXf>(st->params.data(), n);
+    opt.first_moment() = Eigen::Map<const Eigen::VectorXf>(st->adam_m.data(), n);
+    opt.second_moment() = Eigen::Map<const Eigen::VectorXf>(st->adam_v.data(), n);
+    opt.set_steps(st->adam_steps);
+    result.log = st->log;
+    result.probes = st->probes;
+    first_step = st->step;
+    earlier_seconds = st->wall_seconds;
+  }
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
   const double tokens_per_step = static_cast<double>(B) * T;
@@ -70,34 +126,68 @@ TrainResult train(Model<float>& model, const TrainConfig& c, const std::function
   std::optional<Prober> prober;
   if (c.probe.every > 0) {
     prober.emplace(c.model, gen, c.probe);
-    result.probes.push_back(prober->probe(model, 0));
+    if (first_step == 0) result.probes.push_back(prober->probe(model, 0));
   }
 
+  const bool checkpointing = control.save_checkpoint && (control.checkpoint_every > 0 || control.checkpoint_at_end);
+  int last_checkpoint = control.resume ? first_step : -1;
+  auto save = [&](int finished) {
+    TrainState st;
+    st.step = finished;
+    const auto p = model.params();
+    st.params.assign(p.data(), p.data() + p.size());
+    st.adam_m.assign(opt.first_moment().data(), opt.first_moment().data() + p.size());
+    st.adam_v.assign(opt.second_moment().data(), opt.second_moment().data() + p.size());
+    st.adam_steps = opt.steps();
+    st.log = result.log;
+    st.probes = result.probes;
+    st.wall_seconds = earlier_seconds + std::chrono::duration<double>(clock::now() - start).count();
+    control.save_checkpoint(st);
+    last_checkpoint = finished;
+  };
+  auto diverged = [&](int step, double loss, double grad_norm) {
+    std::string where = locate_non_finite(model, std::isfinite(loss));
+    std::string last = last_checkpoint < 0
+                           ? std::string("no checkpoint was written (--checkpoint-every 0)")
+                           : "last good checkpoint: step " + std::to_string(last_checkpoint) +
+                                 (control.checkpoint_location.empty() ? "" : " in " + control.checkpoint_location);
+    return RunError("training diverged at step " + std::to_string(step) + ": loss " + fmt17(loss) + ", gradient norm " +
+                    fmt17(grad_norm) + (where.empty() ? "" : "; first non-finite value in the " + where) + "; " + last +
+                    " (try a lower --lr or --clip)");
+  };
+
   ParallelStep step(c.model, B, c.threads);  // the batch split across c.threads (bit-identical for any)
-  for (int s = 0; s < c.steps; ++s) {
+  for (int s = first_step; s < c.steps; ++s) {
     const auto t0 = clock::now();
     gen.fill(0, static_cast<std::uint64_t>(s), B, rows.data());
     const double loss = step.forward_backward(model, rows.data());  // grads overwritten
+    if (!std::isfinite(loss)) {
+      // The chunked step keeps its activations in per-chunk replicas: rerun the batch on the
+      // model itself so the message can name the first non-finite activation.
+      model.forward(rows.data(), B);
+      throw diverged(s + 1, loss, std::nan(""));
+    }
     auto g = model.grads();
     // Float accumulation vectorises (a double cast cost ~5% of a small step); its rounding is
     // far below what clipping cares about. Only if it overflows is the double sum needed.
     double grad_norm = std::sqrt(static_cast<double>(g.squaredNorm()));
     if (!std::isfinite(grad_norm)) grad_norm = std::sqrt(g.template cast<double>().squaredNorm());
-    if (!std::isfinite(loss) || !std::isfinite(grad_norm))
-      throw RunError("training diverged at step " + std::to_string(s + 1) + ": loss " + fmt17(loss) + ", gradient norm " +
-                     fmt17(grad_norm) + " (try a lower --lr or --clip)");
+    if (!std::isfinite(grad_norm)) throw diverged(s + 1, loss, grad_norm);
     if (c.clip > 0.0 && grad_norm > c.clip) g *= static_cast<float>(c.clip / grad_norm);
     const double lr = learning_rate(c, s);
     opt.step(model.params(), model.grads(), lr);
     const double dt = std::chrono::duration<double>(clock::now() - t0).count();
     StepLog entry{s + 1, loss, lr, grad_norm, dt > 0.0 ? tokens_per_step / dt : 0.0};
     result.log.push_back(entry);
-    if (on_step) on_step(entry);
+    if (control.on_step) control.on_step(entry);
     if (prober && ((s + 1) % c.probe.every == 0 || s + 1 == c.steps)) result.probes.push_back(prober->probe(model, s + 1));
+    if (checkpointing && control.checkpoint_every > 0 && (s + 1) % control.checkpoint_every == 0 && s + 1 < c.steps)
+      save(s + 1);
   }
+  if (checkpointing && last_checkpoint != c.steps) save(c.steps);
   if (prober) result.emergence = analyse_trace(result.probes, c.probe, c.data.task);
   if (prober && c.ablate) result.ablations = run_ablations(model, *prober);
-  result.wall_seconds = std::chrono::duration<double>(clock::now() - start).count();
+  result.wall_seconds = earlier_seconds + std::chrono::duration<double>(clock::now() - start).count();
   result.final_loss = result.log.empty() ? std::nan("") : result.log.back().loss;
   result.tokens_per_s = result.wall_seconds > 0.0 ? tokens_per_step * c.steps / result.wall_seconds : 0.0;
   return result;

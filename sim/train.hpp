@@ -66,11 +66,43 @@ struct TrainResult {
   std::vector<AblationRow> ablations;  // with TrainConfig::ablate
 };
 
-// Initialises `model` from the seed (or with `initialise`, when given: a warm start) and trains it
-// in place. `on_step` (optional) sees every step as it finishes. Throws RunError if the loss stops
-// being finite.
-TrainResult train(Model<float>& model, const TrainConfig& c, const std::function<void(const StepLog&)>& on_step = {},
-                  const std::function<void(Model<float>&)>& initialise = {});
+// Everything a run needs to continue exactly where it stopped (sim/checkpoint.hpp stores it).
+// The data and probe streams are counter-based (DataGenerator::fill(stream, batch index)), so
+// their positions follow from `step`.
+struct TrainState {
+  int step = 0;                        // finished optimiser steps
+  std::vector<float> params;           // flat, in parameter_layout order
+  std::vector<float> adam_m, adam_v;   // AdamW moments, same layout
+  std::int64_t adam_steps = 0;
+  std::vector<StepLog> log;            // steps 1..step
+  std::vector<ProbeRecord> probes;     // probes taken so far (raw fields)
+  double wall_seconds = 0.0;           // training time so far, over every session
+};
+
+// How a run is driven besides its configuration.
+struct TrainControl {
+  std::function<void(const StepLog&)> on_step;  // sees every step as it finishes (optional)
+  // Every `checkpoint_every` steps (0 = never) and after the last step, `save_checkpoint` gets the
+  // whole state; `checkpoint_at_end` alone asks for the final one only.
+  int checkpoint_every = 0;
+  bool checkpoint_at_end = false;
+  std::function<void(const TrainState&)> save_checkpoint;
+  std::string checkpoint_location;  // named in the divergence message
+  const TrainState* resume = nullptr;  // continue from this state instead of the initial weights
+  // Initial weights instead of the seeded init (a warm start; ignored when resuming).
+  std::function<void(Model<float>&)> initialise;
+};
+
+// Initialises `model` from the seed (or control.initialise, or the resume state) and trains it in place. Throws RunError
+// if the loss or the gradient stops being finite, naming the step, the first tensor holding a
+// non-finite value and the last good checkpoint.
+TrainResult train(Model<float>& model, const TrainConfig& c, const TrainControl& control);
+TrainResult train(Model<float>& model, const TrainConfig& c, const std::function<void(const StepLog&)>& on_step = {});
+
+// Where a non-finite value first shows up in the model after a forward (and backward, when
+// `gradients_too`): parameters in layout order, then activations in forward order, then gradients
+// from the loss backwards. Returns e.g. "gradient of blocks.1.mlp.w2" or "" if all are finite.
+std::string locate_non_finite(const Model<float>& model, bool gradients_too);
 
 nlohmann::json to_json(const ModelConfig& c);
 nlohmann::json to_json(const TrainConfig& c);

@@ -83,7 +83,7 @@ TEST_CASE("the normal stream is standard normal (Kolmogorov-Smirnov) and continu
   CHECK(dmax < 1.949 / std::sqrt(static_cast<double>(n)));
 }
 
-TEST_CASE("Monte Carlo matches every closed form on the d x T grid", "[theory][mc]") {
+TEST_CASE("Monte Carlo matches every closed form on the d x T grid", "[theory][mc][slow]") {
   struct Case {
     ValueModel model;
     double param;
@@ -146,7 +146,7 @@ TEST_CASE("Monte Carlo matches every closed form on the d x T grid", "[theory][m
   CHECK(checked > 1500);
 }
 
-TEST_CASE("multi-head Monte Carlo matches the closed forms and respects the union bound", "[theory][mc]") {
+TEST_CASE("multi-head Monte Carlo matches the closed forms and respects the union bound", "[theory][mc][slow]") {
   const auto [model, d, heads, param] = GENERATE(table<ValueModel, int, int, double>({
       {ValueModel::gauss, 64, 4, 1.0},
       {ValueModel::gauss, 8, 2, 0.5},
@@ -233,7 +233,7 @@ TEST_CASE("threads 1 and 2 give bit-identical statistics", "[theory][mc]") {
   CHECK_FALSE(same_bits(one.stats[5][0], other.stats[5][0]));
 }
 
-TEST_CASE("threads 1 and 2 give bit-identical statistics across several merge waves", "[theory][mc]") {
+TEST_CASE("threads 1 and 2 give bit-identical statistics across several merge waves", "[theory][mc][slow]") {
   // 4096 positions make each block's sums large, so a wave holds ~60 blocks and 130 blocks take 3.
   const ConePoint p = make_point(ValueModel::axis, 2, 4096, 0.5);
   std::vector<int> pos(4096);

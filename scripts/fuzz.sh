@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (preset `fuzz`: ASan + UBSan, build-fuzz/, the g++
+# builds are untouched) and runs each for a bounded time on a copy of its seed corpus
+# (tests/fuzz_corpus/<target>/), printing executions per second and total executions.
+# Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
+# A crash leaves its input in build-fuzz/artifacts/ and fails the script: fix it, add the input to
+# tests/fuzz_corpus/<target>/ (tests/cli_fuzz_corpus.cpp replays it in every build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz
+mkdir -p build-fuzz/artifacts
+status=0
+for target in npy config; do
+  work="build-fuzz/corpus-$target"
+  rm -rf "$work" && mkdir -p "$work"
+  log="build-fuzz/fuzz_$target.log"
+  # New inputs go to the scratch corpus; the seeds in tests/ are only read.
+  if ! "build-fuzz/fuzz_$target" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=4096 -timeout=10 \
+       -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/ "$work" "tests/fuzz_corpus/$target" >"$log" 2>&1; then
+    status=1
+    echo "fuzz_$target: FAILED (see $log and build-fuzz/artifacts/)"
+    tail -n 40 "$log"
+  fi
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+  echo "fuzz_$target: ${seconds} s, ${execs} executions, ${rate} exec/s, corpus $(ls "$work" | wc -l) inputs"
+done
+exit "$status"

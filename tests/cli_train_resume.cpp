@@ -1,0 +1,253 @@
+// Issue 7: runs killed at random instants resume from their checkpoints and end with the bytes of
+// a run that never stopped; a corrupt newest checkpoint falls back to the older one; divergence
+// stops the run with exit 1 naming the step, the tensor and the last good checkpoint.
+//
+// Byte-identical means every file a run writes, except the wall-clock fields: the tokens_per_s
+// column of train.csv, and tokens_per_s and wall_seconds in summary.json.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/test_support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const p0sim::test::ScratchRoot kScratch("p0sim_cli_resume_");
+
+std::vector<std::string> split_args(const std::string& args) {
+  std::istringstream in(args);
+  return {std::istream_iterator<std::string>(in), std::istream_iterator<std::string>()};
+}
+
+pid_t spawn(const std::string& args) {
+  const std::vector<std::string> words = split_args(args);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, STDOUT_FILENO);
+    ::dup2(devnull, STDERR_FILENO);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(P0SIM_BINARY));
+    for (const auto& w : words) argv.push_back(const_cast<char*>(w.c_str()));
+    argv.push_back(nullptr);
+    ::execv(P0SIM_BINARY, argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+struct Outcome {
+  int code = -1;
+  std::string err;
+};
+
+Outcome run_p0sim(const std::string& args) {
+  const fs::path err = kScratch.root() / "stderr.txt";
+  const std::string cmd = std::string(P0SIM_BINARY) + " " + args + " > /dev/null 2> " + err.string();
+  const int status = std::system(cmd.c_str());
+  std::ifstream in(err);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, std::string(std::istreambuf_iterator<char>(in), {})};
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+fs::path dir(const std::string& name) {
+  const fs::path d = kScratch.root() / name;
+  fs::remove_all(d);
+  return d;
+}
+
+// train.csv without its last column (tokens_per_s, wall clock).
+std::string without_rate_column(const std::string& csv) {
+  std::istringstream in(csv);
+  std::string line, out;
+  while (std::getline(in, line)) out += line.substr(0, line.rfind(',')) + "\n";
+  return out;
+}
+
+void require_same_run(const fs::path& a, const fs::path& b) {
+  int compared = 0;
+  for (const auto& e : fs::recursive_directory_iterator(a)) {
+    if (!e.is_regular_file()) continue;
+    const fs::path rel = fs::relative(e.path(), a);
+    if (*rel.begin() == "checkpoint") continue;  // compared through the results they lead to
+    CAPTURE(rel.string());
+    REQUIRE(fs::exists(b / rel));
+    if (rel == "train.csv") {
+      REQUIRE(without_rate_column(slurp(e.path())) == without_rate_column(slurp(b / rel)));
+    } else if (rel == "summary.json") {
+      auto x = nlohmann::json::parse(slurp(e.path())), y = nlohmann::json::parse(slurp(b / rel));
+      for (auto* j : {&x, &y}) {
+        j->erase("tokens_per_s");
+        j->erase("wall_seconds");
+      }
+      REQUIRE(x.dump() == y.dump());
+    } else {
+      REQUIRE(slurp(e.path()) == slurp(b / rel));
+    }
+    ++compared;
+  }
+  CHECK(compared >= 25);  // config.toml, train/trace/heads.csv, summary, weights, probe dumps
+}
+
+// The step of a checkpoint file (layout in sim/checkpoint.hpp: 28-byte header, then the
+// configuration string, then the step), or -1 when there is none.
+long checkpoint_step(const fs::path& file) {
+  const std::string bytes = slurp(file);
+  if (bytes.size() < 36) return -1;
+  std::uint64_t len = 0;
+  std::memcpy(&len, bytes.data() + 28, 8);
+  if (bytes.size() < 36 + len + 8) return -1;
+  std::int64_t step = 0;
+  std::memcpy(&step, bytes.data() + 36 + len, 8);
+  return static_cast<long>(step);
+}
+
+// Starts `args` and kills it with SIGKILL once `checkpoint` holds step `target` or later, after a
+// further random pause of up to a few checkpoint intervals (so kills land mid-step and mid-write
+// too). Returns true if the process was still running when killed.
+bool kill_at_step(const std::string& args, const fs::path& checkpoint, long target, double pause_s) {
+  const pid_t pid = spawn(args);
+  int status = 0;
+  while (checkpoint_step(checkpoint) < target) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) return false;  // finished first
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  std::this_thread::sleep_for(std::chrono::duration<double>(pause_s));
+  if (::waitpid(pid, &status, WNOHANG) == pid) return false;
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+  return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+}
+
+const std::string kRun =
+    "train --vocab 16 --d-model 32 --heads 2 --d-ff 64 --seq-len 16 --batch 8 --steps 400 --lr 3e-3 --warmup 10 "
+    "--schedule cosine --task firstrecall --triggers 2 --probe-every 25 --probe-batch 16 --checkpoint-every 9 "
+    "--log-every 1000 --seed 11";
+
+}  // namespace
+
+TEST_CASE("a train run killed at random instants resumes to the bytes of an uninterrupted run", "[cli][resume]") {
+  const fs::path whole = dir("whole"), killed = dir("killed");
+  const auto t0 = std::chrono::steady_clock::now();
+  REQUIRE(run_p0sim(kRun + " --out " + whole.string()).code == 0);
+  const double duration = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  // Each kill aims at a random step between the newest checkpoint and the end.
+  std::mt19937 rng(20261201);
+  const fs::path newest = killed / "checkpoint" / "state.ckpt";
+  int kills = 0;
+  std::string steps_seen;
+  std::string args = kRun + " --out " + killed.string();
+  for (int attempt = 0; attempt < 6 && !fs::exists(killed / "summary.json"); ++attempt) {
+    const long from = std::max(0L, checkpoint_step(newest));
+    const long target = std::uniform_int_distribution<long>(from + 1, from + (400 - from) / 3 + 1)(rng);
+    const double pause = std::uniform_real_distribution<double>(0.0, 0.01)(rng);
+    if (kill_at_step(args, newest, target, pause)) {
+      ++kills;
+      steps_seen += (steps_seen.empty() ? "" : ",") + std::to_string(checkpoint_step(newest));
+    }
+    args = "train --resume " + killed.string();
+  }
+  const Outcome last = run_p0sim("train --resume " + killed.string());
+  CAPTURE(last.err);
+  REQUIRE(last.code == 0);
+  std::cerr << "kill/resume: " << kills << " SIGKILLs at random steps (newest checkpoint step after each: " << steps_seen
+            << "), uninterrupted run " << duration << " s\n";
+  CHECK(kills >= 5);  // each aimed at a step before the last
+  require_same_run(whole, killed);
+  // A finished run resumes to nothing.
+  const Outcome again = run_p0sim("train --resume " + killed.string());
+  CHECK(again.code == 0);
+}
+
+TEST_CASE("a corrupt newest checkpoint is refused and the older one used", "[cli][resume]") {
+  const fs::path whole = dir("whole2"), broken = dir("broken");
+  const std::string small = "train --vocab 8 --d-model 16 --heads 2 --d-ff 32 --seq-len 8 --batch 4 --steps 30 "
+                            "--probe-every 5 --checkpoint-every 4 --seed 2 --out ";
+  REQUIRE(run_p0sim(small + whole.string()).code == 0);
+  REQUIRE(run_p0sim(small + broken.string()).code == 0);
+  // As if killed after the checkpoint at step 30 but before the results: then the newest is torn.
+  for (const char* f : {"summary.json", "train.csv", "trace.csv", "heads.csv"}) fs::remove(broken / f);
+  fs::remove_all(broken / "weights");
+  fs::resize_file(broken / "checkpoint" / "state.ckpt", fs::file_size(broken / "checkpoint" / "state.ckpt") - 100);
+  const Outcome o = run_p0sim("train --resume " + broken.string());
+  CAPTURE(o.err);
+  REQUIRE(o.code == 0);
+  CHECK(o.err.find("warning: passed over") != std::string::npos);
+  CHECK(o.err.find("state.ckpt") != std::string::npos);
+  CHECK(o.err.find("resuming") != std::string::npos);
+  CHECK(o.err.find("at step 28") != std::string::npos);  // the previous checkpoint
+  require_same_run(whole, broken);
+}
+
+// --lr 10 on the default config does not diverge: AdamW's normalised update and --clip 1 keep the
+// loss finite (about 199 after 1000 steps). --lr 100 does: the decoupled weight decay multiplies
+// every matrix by 1 - lr*wd = -9 per step, until the attention scores overflow (step 16).
+TEST_CASE("divergence under --lr 100 on the default config: exit 1 naming step, tensor and last checkpoint", "[cli][divergence]") {
+  const fs::path run = dir("diverge");
+  const Outcome o = run_p0sim("train --lr 100 --checkpoint-every 5 --out " + run.string());
+  CAPTURE(o.err);
+  CHECK(o.code == 1);
+  const std::string last_line = o.err.substr(o.err.rfind('\n', o.err.size() - 2) + 1);
+  CHECK(last_line.find("training diverged at step ") != std::string::npos);
+  CHECK(last_line.find("first non-finite value in the activation of blocks.0.attn") != std::string::npos);
+  CHECK(last_line.find("last good checkpoint: step ") != std::string::npos);
+  CHECK(last_line.find((run / "checkpoint").string()) != std::string::npos);
+  CHECK_FALSE(fs::exists(run / "summary.json"));
+  CHECK(fs::exists(run / "checkpoint" / "state.ckpt"));
+}
+
+TEST_CASE("an experiment killed mid-run resumes: finished runs kept, the partial one continued, same bytes",
+          "[cli][resume][experiment]") {
+  const fs::path cfg = kScratch.root() / "exp.toml";
+  std::ofstream(cfg) << "vocab = 16\nd-model = 16\nheads = 2\nd-ff = 32\nseq-len = 8\nbatch = 4\nsteps = 60\n"
+                        "probe-every = 10\nprobe-batch = 8\ntask = \"firstrecall\"\ntriggers = 2\ncheckpoint-every = 3\n"
+                        "[experiment]\nmain = \"main\"\ncontrol = \"bidir\"\n[variants.main]\n"
+                        "[variants.bidir]\nmask = \"prefix-bidirectional\"\n";
+  const fs::path whole = dir("exp_whole"), killed = dir("exp_killed");
+  const std::string base = "experiment --seeds 2 --threads 1 --config " + cfg.string() + " --out ";
+  REQUIRE(run_p0sim(base + whole.string()).code == 0);
+  // Jobs run in order main/seed-0, main/seed-1, bidir/...: kill inside main/seed-1.
+  REQUIRE(kill_at_step(base + killed.string(), killed / "runs" / "main" / "seed-1" / "checkpoint" / "state.ckpt", 20, 0.0));
+  CHECK(fs::exists(killed / "runs" / "main" / "seed-0" / "summary.json"));
+  CHECK_FALSE(fs::exists(killed / "runs" / "main" / "seed-1" / "summary.json"));
+  CHECK_FALSE(fs::exists(killed / "results.csv"));
+  const Outcome refused = run_p0sim(base + killed.string());
+  CHECK(refused.code == 2);
+  CHECK(refused.err.find("--resume") != std::string::npos);
+  const auto seed0_mtime = fs::last_write_time(killed / "runs" / "main" / "seed-0" / "summary.json");
+  const Outcome resumed = run_p0sim("experiment --seeds 2 --resume --out " + killed.string());
+  CAPTURE(resumed.err);
+  REQUIRE(resumed.code == 0);
+  CHECK(fs::last_write_time(killed / "runs" / "main" / "seed-0" / "summary.json") == seed0_mtime);  // not retrained
+  CHECK(slurp(whole / "results.csv") == slurp(killed / "results.csv"));
+  CHECK(slurp(whole / "verdict.json") == slurp(killed / "verdict.json"));
+  for (const char* run : {"main/seed-0", "main/seed-1", "bidir/seed-0", "bidir/seed-1"}) {
+    CAPTURE(run);
+    require_same_run(whole / "runs" / run, killed / "runs" / run);
+  }
+}
