@@ -14,35 +14,18 @@
 
 #include "common/rng.hpp"
 
+#include "tests/test_support.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kRoot = fs::temp_directory_path() / ("p0sim_cli_experiment_" + std::to_string(::getpid()));
-struct RemoveAtExit {
-  ~RemoveAtExit() {
-    std::error_code ec;
-    fs::remove_all(kRoot, ec);
-  }
-} remove_at_exit;
+const p0sim::test::ScratchRoot scratch("p0sim_cli_experiment_");
+const fs::path& kRoot = scratch.root();
+using p0sim::test::Outcome;
+using p0sim::test::slurp;
 
-struct Outcome {
-  int code = -1;
-  std::string err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-Outcome run_p0sim(const std::string& args) {
-  fs::create_directories(kRoot);
-  const fs::path err = kRoot / "stderr.txt";
-  const std::string cmd = std::string(P0SIM_BINARY) + " " + args + " > /dev/null 2> " + err.string();
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(err)};
-}
+Outcome run_p0sim(const std::string& args) { return p0sim::test::run_shell(scratch, std::string(P0SIM_BINARY) + " " + args); }
 
 // Small enough that prefix-bidirectional (one forward per prefix) runs in well under a second.
 const std::string kTinyConfig = R"(vocab = 16

@@ -14,38 +14,20 @@
 
 #include "sim/npy.hpp"
 
+#include "tests/test_support.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kRoot = fs::temp_directory_path() / ("p0sim_cli_plot_" + std::to_string(::getpid()));
-struct RemoveAtExit {
-  ~RemoveAtExit() {
-    std::error_code ec;
-    fs::remove_all(kRoot, ec);
-  }
-} remove_at_exit;
+const p0sim::test::ScratchRoot scratch("p0sim_cli_plot_");
+const fs::path& kRoot = scratch.root();
+using p0sim::test::Outcome;
+using p0sim::test::slurp;
 
-struct Outcome {
-  int code = -1;
-  std::string err;
-};
-
-Outcome run_shell(const std::string& cmd) {
-  fs::create_directories(kRoot);
-  const fs::path err = kRoot / "stderr.txt";
-  const std::string full = cmd + " > /dev/null 2> " + err.string();
-  const int status = std::system(full.c_str());
-  std::ifstream in(err);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, std::string(std::istreambuf_iterator<char>(in), {})};
-}
-
+Outcome run_shell(const std::string& cmd) { return p0sim::test::run_shell(scratch, cmd); }
 Outcome run_p0sim(const std::string& args) { return run_shell(std::string(P0SIM_BINARY) + " " + args); }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 fs::path fresh(const std::string& name) {
   const fs::path d = kRoot / name;
