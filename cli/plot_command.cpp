@@ -250,6 +250,28 @@ std::vector<std::string> plot_run(const fs::path& dir, const Table& trace, const
   return made;
 }
 
+// One bar with its two-sided 95% Student-t interval (no interval for a single value).
+void add_bar(Panel& p, const std::string& category, const RunningStats& s) {
+  const double half = s.n >= 2 ? s.ci_half_width(0.95) : 0.0;
+  p.categories.push_back(category);
+  p.bar.push_back(s.n ? s.mean : std::nan(""));
+  p.bar_low.push_back(s.n ? s.mean - half : std::nan(""));
+  p.bar_high.push_back(s.n ? s.mean + half : std::nan(""));
+}
+
+// The largest finite value of row r over the per-layer columns "<prefix><l>" with l >= from_layer
+// (NaN when there is none): results.csv rows of models with different depths.
+double max_over_layers(const Table& t, std::size_t r, const std::string& prefix, int from_layer) {
+  double m = std::nan("");
+  for (std::size_t col = 0; col < t.header.size(); ++col) {
+    const std::string& h = t.header[col];
+    if (h.rfind(prefix, 0) != 0 || std::stoi(h.substr(prefix.size())) < from_layer) continue;
+    const double x = t.number(r, static_cast<int>(col));
+    if (std::isfinite(x)) m = std::isfinite(m) ? std::max(m, x) : x;
+  }
+  return m;
+}
+
 // ---- an experiment: results.csv --------------------------------------------------------------
 
 std::string file_stem_for(const std::string& s) {
@@ -285,11 +307,7 @@ std::vector<std::string> plot_results(const Table& t, const fs::path& out) {
         const double x = t.number(r, static_cast<int>(c));
         if (t.text(r, "variant") == v && std::isfinite(x)) s.add(x);
       }
-      const double half = s.n >= 2 ? s.ci_half_width(0.95) : 0.0;  // one seed: no interval to draw
-      p.categories.push_back(v + " (n=" + std::to_string(s.n) + ")");
-      p.bar.push_back(s.n ? s.mean : std::nan(""));
-      p.bar_low.push_back(s.n ? s.mean - half : std::nan(""));
-      p.bar_high.push_back(s.n ? s.mean + half : std::nan(""));
+      add_bar(p, v + " (n=" + std::to_string(s.n) + ")", s);
     }
     Figure f = make_figure("bars_" + file_stem_for(name), "", 1);
     f.panels.push_back(std::move(p));
@@ -380,16 +398,9 @@ std::vector<std::string> plot_search_heatmaps(const Table& t, const sim::Experim
 
   // Per row of results.csv: the metric's value (NaN when the run does not have it).
   auto max_over = [&](std::size_t r, const std::string& prefix, int from_layer) {
-    double m = std::nan("");
-    for (std::size_t col = 0; col < t.header.size(); ++col) {
-      const std::string& h = t.header[col];
-      if (h.rfind(prefix, 0) != 0) continue;
-      if (std::stoi(h.substr(prefix.size())) < from_layer) continue;
-      const double x = t.number(r, static_cast<int>(col));
-      if (std::isfinite(x)) m = std::isfinite(m) ? std::max(m, x) : x;
-    }
-    return m;
+    return max_over_layers(t, r, prefix, from_layer);
   };
+
   struct Metric {
     std::string name, title;
     std::function<double(std::size_t)> value;
@@ -454,15 +465,8 @@ std::vector<std::string> plot_ablations(const Table& t, const fs::path& out) {
   std::vector<std::string> variants, made;
   for (std::size_t r = 0; r < t.rows.size(); ++r)
     if (std::find(variants.begin(), variants.end(), t.text(r, "variant")) == variants.end()) variants.push_back(t.text(r, "variant"));
-  auto max_ratio = [&](std::size_t r) {
-    double m = std::nan("");
-    for (std::size_t c = 0; c < t.header.size(); ++c)
-      if (t.header[c].rfind("p0_norm_ratio_l", 0) == 0) {
-        const double x = t.number(r, static_cast<int>(c));
-        if (std::isfinite(x)) m = std::isfinite(m) ? std::max(m, x) : x;
-      }
-    return m;
-  };
+  auto max_ratio = [&](std::size_t r) { return max_over_layers(t, r, "p0_norm_ratio_l", 0); };
+
   const std::vector<std::pair<std::string, std::function<double(std::size_t)>>> metrics = {
       {"accuracy", [&](std::size_t r) { return t.number(r, "accuracy"); }},
       {"l1_active_attn_to_0", [&](std::size_t r) { return t.number(r, "l1_active_attn_to_0"); }},
@@ -484,11 +488,7 @@ std::vector<std::string> plot_ablations(const Table& t, const fs::path& out) {
         for (std::size_t r = 0; r < t.rows.size(); ++r)
           if (t.text(r, "variant") == v && t.text(r, "component") + " " + t.text(r, "mode") == c && std::isfinite(value(r)))
             st.add(value(r));
-        const double half = st.n >= 2 ? st.ci_half_width(0.95) : 0.0;
-        p.categories.push_back(c);
-        p.bar.push_back(st.n ? st.mean : std::nan(""));
-        p.bar_low.push_back(st.n ? st.mean - half : std::nan(""));
-        p.bar_high.push_back(st.n ? st.mean + half : std::nan(""));
+        add_bar(p, c, st);
         any = any || st.n > 0;
       }
       if (any) f.panels.push_back(std::move(p));

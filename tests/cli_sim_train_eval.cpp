@@ -24,22 +24,11 @@ namespace {
 
 const p0sim::test::ScratchRoot kScratch("p0sim_cli_sim_");
 
-struct Outcome {
-  int code = -1;
-  std::string err;
-};
+using p0sim::test::Outcome;
+using p0sim::test::slurp;
 
 Outcome run_p0sim(const std::string& args) {
-  const fs::path err = kScratch.root() / "stderr.txt";
-  const std::string cmd = std::string(P0SIM_BINARY) + " " + args + " > /dev/null 2> " + err.string();
-  const int status = std::system(cmd.c_str());
-  std::ifstream in(err);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, std::string(std::istreambuf_iterator<char>(in), {})};
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return p0sim::test::run_shell(kScratch, std::string(P0SIM_BINARY) + " " + args);
 }
 
 const std::string kTiny =
