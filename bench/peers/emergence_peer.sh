@@ -14,19 +14,8 @@ root="$(cd "$here/../.." && pwd)"
 build="$(cd "${1:-$root/build}" && pwd)"
 py="${PYTHON:-/usr/bin/python3}"
 points="${POINTS:-64,32 32,16}"
-openblas=/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3
 [ -x "$build/p0sim_bench" ] || { echo "need $build/p0sim_bench" >&2; exit 2; }
-[ -f "$openblas" ] || { echo "OpenBLAS not found at $openblas (apt-get install libopenblas0-pthread)" >&2; exit 2; }
-"$py" -c 'import torch, numpy' 2>/dev/null || { echo "$py lacks torch or numpy (python3-torch, python3-numpy)" >&2; exit 2; }
-if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
-  if grep -qw avx512f /proc/cpuinfo; then OPENBLAS_CORETYPE=SkylakeX
-  elif grep -qw avx2 /proc/cpuinfo; then OPENBLAS_CORETYPE=Haswell
-  fi
-fi
-if [ -z "${ATEN_CPU_CAPABILITY:-}" ] && grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo \
-   && grep -qw avx512vl /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo; then
-  ATEN_CPU_CAPABILITY=avx512
-fi
+. "$here/torch_env.sh"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 

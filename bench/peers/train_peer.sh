@@ -19,21 +19,10 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 build="$(cd "${1:-$root/build}" && pwd)"
 py="${PYTHON:-/usr/bin/python3}"
-openblas=/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3
 [ -x "$build/p0sim" ] && [ -x "$build/p0sim_bench" ] || { echo "need $build/p0sim and $build/p0sim_bench" >&2; exit 2; }
-[ -f "$openblas" ] || { echo "OpenBLAS not found at $openblas (apt-get install libopenblas0-pthread)" >&2; exit 2; }
-"$py" -c 'import torch, numpy' 2>/dev/null || { echo "$py lacks torch or numpy (python3-torch, python3-numpy)" >&2; exit 2; }
+. "$here/torch_env.sh"
 
-if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
-  if grep -qw avx512f /proc/cpuinfo; then OPENBLAS_CORETYPE=SkylakeX
-  elif grep -qw avx2 /proc/cpuinfo; then OPENBLAS_CORETYPE=Haswell
-  fi
-fi
 
-if [ -z "${ATEN_CPU_CAPABILITY:-}" ] && grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo \
-   && grep -qw avx512vl /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo; then
-  ATEN_CPU_CAPABILITY=avx512
-fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
