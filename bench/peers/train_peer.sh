@@ -22,8 +22,6 @@ py="${PYTHON:-/usr/bin/python3}"
 [ -x "$build/p0sim" ] && [ -x "$build/p0sim_bench" ] || { echo "need $build/p0sim and $build/p0sim_bench" >&2; exit 2; }
 . "$here/torch_env.sh"
 
-
-
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
