@@ -27,8 +27,8 @@ namespace {
 
 
 
-template <typename E>
-E parse_enum(const std::string& s, std::initializer_list<E> values) {
+template <typename E, std::size_t N>
+E parse_enum(const std::string& s, const E (&values)[N]) {
   for (E e : values)
     if (to_string(e) == s) return e;
   throw UsageError("enum", "unknown value '" + s + "'");  // unreachable behind IsMember
@@ -48,7 +48,7 @@ TrainConfig to_train_config(const TrainOptions& o) {
   c.model.bos = o.bos;
   c.model.norm = parse_enum(o.norm, {Norm::rms, Norm::layer});
   c.model.act = parse_enum(o.act, {Act::gelu, Act::relu});
-  c.data.task = parse_enum(o.task, {Task::uniform, Task::markov, Task::backcopy, Task::repeat, Task::firstrecall, Task::lookup});
+  c.data.task = parse_enum(o.task, kAllTasks);
   c.data.trigger_prob = o.trigger_prob;
   c.data.filler = parse_enum(o.filler, {Filler::uniform, Filler::markov});
   c.data.keys = o.keys;

@@ -2,8 +2,10 @@
 #include "cli/train_options.hpp"
 
 #include <limits>
+#include <vector>
 
 #include "cli/commands.hpp"
+#include "sim/data.hpp"
 
 namespace p0sim::cli {
 
@@ -16,17 +18,22 @@ void add_train_options(CLI::App& sub, TrainOptions& o) {
   sub.add_option("--seq-len", o.seq_len, "Input tokens per row T (rows hold T+1 tokens)")->check(CLI::Range(2, 1 << 16));
   sub.add_option("--batch", o.batch, "Rows per step B")->check(CLI::Range(1, 1 << 16));
   sub.add_option("--task", o.task, "Synthetic task")
-      ->check(CLI::IsMember({"uniform", "markov", "backcopy", "repeat", "firstrecall", "lookup"}));
+      ->check(CLI::IsMember([] {
+        std::vector<std::string> names;
+        for (sim::Task t : sim::kAllTasks) names.push_back(sim::to_string(t));
+        return names;
+      }()));
   sub.add_option("--markov-alpha", o.markov_alpha,
                   "Dirichlet concentration of the bigram rows (markov, backcopy, firstrecall --filler markov)")
       ->check(CLI::Range(1e-3, 1e6));
-  sub.add_option("--triggers", o.triggers, "Trigger tokens k of backcopy and firstrecall (1 <= k < V)")
+  sub.add_option("--triggers", o.triggers, "Trigger tokens k of backcopy, backcopy-indep, firstrecall and firstrecall-lookup (1 <= k < V)")
       ->check(CLI::Range(1, 1 << 20));
   sub.add_option("--trigger-prob", o.trigger_prob,
-                  "firstrecall: trigger insertion probability per position, in (0, 1); lookup: probability of a "
-                  "fact and of a query, in (0, 0.5]")
+                  "firstrecall, backcopy-indep: trigger insertion probability per position, in (0, 1); lookup: "
+                  "probability of a fact and of a query, in (0, 0.5]; firstrecall-lookup: of a fact, a query and a "
+                  "trigger, in (0, 1/3]")
       ->check(CLI::Range(1e-9, 1.0 - 1e-9));
-  sub.add_option("--filler", o.filler, "firstrecall: filler tokens i.i.d. uniform, or a bigram chain")
+  sub.add_option("--filler", o.filler, "firstrecall, backcopy-indep: filler tokens i.i.d. uniform, or a bigram chain")
       ->check(CLI::IsMember({"uniform", "markov"}));
   sub.add_option("--keys", o.keys, "lookup: keys K (vocab >= values*(1+keys)+keys+2)")->check(CLI::Range(1, 1 << 20));
   sub.add_option("--values", o.values, "lookup: values per key")->check(CLI::Range(1, 1 << 20));

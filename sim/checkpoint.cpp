@@ -141,9 +141,10 @@ std::string encode_checkpoint(const TrainConfig& config, const TrainState& st) {
   w.put<std::uint64_t>(st.probes.size());
   for (const ProbeRecord& p : st.probes) {
     w.put<std::int64_t>(p.step);
-    for (double v : {p.loss, p.accuracy, p.first_accuracy}) w.put(v);
+    for (double v : {p.loss, p.accuracy, p.first_accuracy, p.query_accuracy}) w.put(v);
     w.put<std::int64_t>(p.scored);
     w.put<std::int64_t>(p.first_scored);
+    w.put<std::int64_t>(p.query_scored);
     w.put<std::uint64_t>(p.layers.size());
     for (const LayerProbe& l : p.layers) {
       put_state_metrics(w, l.state);
@@ -203,13 +204,14 @@ TrainState decode_checkpoint(const std::string& bytes, const TrainConfig& config
     for (double* v : {&e.loss, &e.lr, &e.grad_norm, &e.tokens_per_s}) *v = r.get<double>();
   }
   if (st.log.size() != static_cast<std::size_t>(st.step)) r.fail("train log length differs from the step");
-  const auto n_probes = r.count(8 + 3 * 8 + 2 * 8 + 8);
+  const auto n_probes = r.count(8 + 4 * 8 + 3 * 8 + 8);
   st.probes.resize(n_probes);
   for (ProbeRecord& p : st.probes) {
     p.step = static_cast<int>(r.get<std::int64_t>());
-    for (double* v : {&p.loss, &p.accuracy, &p.first_accuracy}) *v = r.get<double>();
+    for (double* v : {&p.loss, &p.accuracy, &p.first_accuracy, &p.query_accuracy}) *v = r.get<double>();
     p.scored = static_cast<long>(r.get<std::int64_t>());
     p.first_scored = static_cast<long>(r.get<std::int64_t>());
+    p.query_scored = static_cast<long>(r.get<std::int64_t>());
     p.layers.resize(r.count(2 * 6 * 8 + 3 * 8 + 8));
     for (LayerProbe& l : p.layers) {
       l.state = get_state_metrics(r);

@@ -24,7 +24,7 @@
 
 namespace p0sim::sim {
 
-inline constexpr std::uint32_t kCheckpointVersion = 1;
+inline constexpr std::uint32_t kCheckpointVersion = 2;  // 2: probe records keep the query accuracy
 
 // The checkpoint directory of a run directory.
 std::filesystem::path checkpoint_dir(const std::filesystem::path& run_dir);

@@ -20,6 +20,8 @@ std::string to_string(Task t) {
     case Task::repeat: return "repeat";
     case Task::firstrecall: return "firstrecall";
     case Task::lookup: return "lookup";
+    case Task::backcopy_indep: return "backcopy-indep";
+    case Task::firstrecall_lookup: return "firstrecall-lookup";
   }
   return "?";
 }
@@ -101,11 +103,11 @@ DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
 
   const auto Vs = static_cast<std::size_t>(V);
   stationary_.assign(Vs, 1.0 / V);
-  if (config.task == Task::firstrecall) {
+  if (config.task == Task::firstrecall || config.task == Task::backcopy_indep) {
     init_firstrecall();
     return;
   }
-  if (config.task == Task::lookup) {
+  if (config.task == Task::lookup || config.task == Task::firstrecall_lookup) {
     init_lookup();
     return;
   }
@@ -220,13 +222,16 @@ DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
 // whether x_t (t >= 1) is a copy depends only on coins independent of x_0, a copy has x_0's law and
 // a fresh token has law m = q * uniform(triggers) + (1 - q) * f, which is also x_0's law: every
 // position has the marginal m, so position 0 carries no position information in its marginal.
+// backcopy-indep has the same law except that the token after an inserted trigger at t copies
+// x_{t-1} instead of x_0; its copies are (almost always) fillers, so positions differ slightly in
+// marginal, and marginal() returns the law m of a fresh position.
 void DataGenerator::init_firstrecall() {
   const DataConfig& c = config_;
   const int V = c.vocab;
   if (c.triggers < 1 || c.triggers >= V)
     throw UsageError("--triggers", "must be between 1 and vocab-1 = " + std::to_string(V - 1) + ", got " + std::to_string(c.triggers));
   if (!(c.trigger_prob > 0.0 && c.trigger_prob < 1.0))
-    throw UsageError("--trigger-prob", "firstrecall needs a probability in (0, 1), got " + fmt17(c.trigger_prob));
+    throw UsageError("--trigger-prob", to_string(c.task) + " needs a probability in (0, 1), got " + fmt17(c.trigger_prob));
   const bool markov = c.filler == Filler::markov;
   if (markov && !(std::isfinite(c.markov_alpha) && c.markov_alpha >= 1e-3 && c.markov_alpha <= 1e6))
     throw UsageError("--markov-alpha", "must be a finite number in [0.001, 1e6], got " + fmt17(c.markov_alpha));
@@ -266,7 +271,10 @@ void DataGenerator::init_firstrecall() {
 // lookup (layout in data.hpp). Row law: at every position not right after a query, a fact (k, v)
 // (k, v uniform) with probability q, a query q(k) (k uniform) with probability q, else a uniform
 // filler; right after q(k) comes the value of the latest fact with key k in the row, or none.
-// Position 0 has the law of every position that does not follow a query. Answer tokens (values,
+// Position 0 has the law of every position that does not follow a query.
+// firstrecall-lookup takes its k triggers from the top of the filler range and adds a third
+// branch (probability q) at fresh positions: an inserted trigger, followed by a copy of x_0 as in
+// firstrecall (a trigger at position 0 does not fire, a query there does, as in lookup). Answer tokens (values,
 // none) occur only after queries and the chance of none falls as facts accumulate, so no position
 // t >= 1 has a marginal independent of t; position 0 is as uninformative as the task allows.
 void DataGenerator::init_lookup() {
@@ -274,23 +282,37 @@ void DataGenerator::init_lookup() {
   const int V = c.vocab;
   if (c.keys < 1) throw UsageError("--keys", "must be at least 1, got " + std::to_string(c.keys));
   if (c.values < 1) throw UsageError("--values", "must be at least 1, got " + std::to_string(c.values));
-  const long need = static_cast<long>(c.values) * (1 + c.keys) + c.keys + 2;
+  const bool recall = c.task == Task::firstrecall_lookup;
+  const int triggers = recall ? c.triggers : 0;
+  if (recall && c.triggers < 1)
+    throw UsageError("--triggers", "must be at least 1, got " + std::to_string(c.triggers));
+  const long need = static_cast<long>(c.values) * (1 + c.keys) + c.keys + 2 + triggers;
   if (V < need)
-    throw UsageError("--vocab", "lookup with " + std::to_string(c.keys) + " keys and " + std::to_string(c.values) +
-                                    " values needs a vocab of at least values*(1+keys)+keys+2 = " + std::to_string(need) +
-                                    ", got " + std::to_string(V));
-  if (!(c.trigger_prob > 0.0 && c.trigger_prob <= 0.5))
-    throw UsageError("--trigger-prob", "lookup needs a probability in (0, 0.5], got " + fmt17(c.trigger_prob));
+    throw UsageError("--vocab", to_string(c.task) + " with " + std::to_string(c.keys) + " keys and " +
+                                    std::to_string(c.values) + " values needs a vocab of at least " +
+                                    (recall ? "values*(1+keys)+keys+2+triggers = " : "values*(1+keys)+keys+2 = ") +
+                                    std::to_string(need) + ", got " + std::to_string(V));
+  const double max_q = recall ? 1.0 / 3.0 : 0.5;
+  if (!(c.trigger_prob > 0.0 && c.trigger_prob <= max_q))
+    throw UsageError("--trigger-prob", to_string(c.task) + " needs a probability in (0, " + (recall ? "1/3" : "0.5") +
+                                           "], got " + fmt17(c.trigger_prob));
   floor_ = std::numeric_limits<double>::quiet_NaN();
   // The marginal depends on t (see above); stationary_ keeps the fresh-position law.
   const double q = c.trigger_prob;
-  const int fillers = V - lookup_none() - 1;
+  const int fillers = V - lookup_none() - 1 - triggers;
   std::fill(stationary_.begin(), stationary_.end(), 0.0);
   for (int k = 0; k < c.keys; ++k) {
     for (int v = 0; v < c.values; ++v) stationary_[static_cast<std::size_t>(lookup_fact(k, v))] = q / (c.keys * c.values);
     stationary_[static_cast<std::size_t>(lookup_query(k))] = q / c.keys;
   }
-  for (int i = lookup_none() + 1; i < V; ++i) stationary_[static_cast<std::size_t>(i)] = (1.0 - 2.0 * q) / fillers;
+  const double fresh_filler = recall ? 1.0 - 3.0 * q : 1.0 - 2.0 * q;
+  for (int i = lookup_none() + 1; i < V - triggers; ++i) stationary_[static_cast<std::size_t>(i)] = fresh_filler / fillers;
+  // firstrecall-lookup: the top `triggers` tokens are firstrecall's triggers (law q, uniform).
+  is_trigger_.assign(static_cast<std::size_t>(recall ? V : 0), 0);
+  for (int i = V - triggers; i < V; ++i) {
+    is_trigger_[static_cast<std::size_t>(i)] = 1;
+    stationary_[static_cast<std::size_t>(i)] = q / triggers;
+  }
 }
 
 void DataGenerator::fill_firstrecall(PhiloxStream& rng, std::int32_t* x, Kind* kind) const {
@@ -317,19 +339,21 @@ void DataGenerator::fill_firstrecall(PhiloxStream& rng, std::int32_t* x, Kind* k
     x[0] = stationary_filler();
     state = x[0];
   }
+  const bool copy_previous = config_.task == Task::backcopy_indep;
   bool fired = false;  // x_{t-1} was an inserted trigger (position 0 never is)
   bool seen_first = false;
   if (kind) std::fill(kind, kind + (N - 1), Kind::none);
   for (int t = 1; t < N; ++t) {
     if (fired) {
-      x[t] = x[0];
+      x[t] = copy_previous ? x[t - 2] : x[0];
       fired = false;
       continue;
     }
     fired = rng.uniform() < q;
     x[t] = fired ? trigger() : next_filler();
     if (fired && kind && t < N - 1) {
-      kind[t] = seen_first ? Kind::active : Kind::first;
+      // backcopy-indep has no "first" trigger: its copy source is never position 0 alone.
+      kind[t] = seen_first || copy_previous ? Kind::active : Kind::first;
       seen_first = true;
     }
   }
@@ -339,6 +363,8 @@ void DataGenerator::fill_lookup(PhiloxStream& rng, std::int32_t* x, Kind* kind) 
   const int N = row_length();
   const int K = config_.keys, Nv = config_.values, V = config_.vocab;
   const double q = config_.trigger_prob;
+  const bool recall = config_.task == Task::firstrecall_lookup;
+  const int triggers = recall ? config_.triggers : 0;
   const int first_filler = lookup_none() + 1;
   int memory[64];
   std::vector<int> big;  // only when K > 64
@@ -350,10 +376,17 @@ void DataGenerator::fill_lookup(PhiloxStream& rng, std::int32_t* x, Kind* kind) 
   std::fill(mem, mem + K, -1);
   if (kind) std::fill(kind, kind + (N - 1), Kind::none);
   int asked = -1;  // key of a query at t-1
+  bool fired = false;  // an inserted trigger at t-1 (firstrecall-lookup)
+  bool seen_first = false;
   for (int t = 0; t < N; ++t) {
     if (asked >= 0) {
       x[t] = mem[asked] >= 0 ? mem[asked] : lookup_none();
       asked = -1;
+      continue;
+    }
+    if (fired) {
+      x[t] = x[0];
+      fired = false;
       continue;
     }
     const double u = rng.uniform();
@@ -365,9 +398,16 @@ void DataGenerator::fill_lookup(PhiloxStream& rng, std::int32_t* x, Kind* kind) 
     } else if (u < 2.0 * q) {
       asked = static_cast<int>(rng.below(static_cast<std::uint32_t>(K)));
       x[t] = lookup_query(asked);
-      if (kind && t < N - 1) kind[t] = Kind::active;
+      if (kind && t < N - 1) kind[t] = recall ? Kind::query : Kind::active;
+    } else if (recall && u < 3.0 * q) {
+      x[t] = V - triggers + static_cast<int>(rng.below(static_cast<std::uint32_t>(triggers)));
+      fired = t >= 1;  // a trigger at position 0 is an ordinary token, as in firstrecall
+      if (fired && kind && t < N - 1) {
+        kind[t] = seen_first ? Kind::active : Kind::first;
+        seen_first = true;
+      }
     } else {
-      x[t] = first_filler + static_cast<int>(rng.below(static_cast<std::uint32_t>(V - first_filler)));
+      x[t] = first_filler + static_cast<int>(rng.below(static_cast<std::uint32_t>(V - triggers - first_filler)));
     }
   }
 }
@@ -385,9 +425,11 @@ void DataGenerator::fill(std::uint64_t stream, std::uint64_t batch_index, int ba
     Kind* kind = kinds ? kinds + static_cast<std::ptrdiff_t>(r) * (N - 1) : nullptr;  // (T)
     switch (config_.task) {
       case Task::firstrecall:
+      case Task::backcopy_indep:
         fill_firstrecall(rng, x, kind);
         continue;
       case Task::lookup:
+      case Task::firstrecall_lookup:
         fill_lookup(rng, x, kind);
         continue;
       case Task::uniform:

@@ -13,8 +13,17 @@ class PhiloxStream;
 
 namespace p0sim::sim {
 
-enum class Task { uniform, markov, backcopy, repeat, firstrecall, lookup };
+// backcopy_indep ("backcopy-indep"): firstrecall's row law, but the token after an inserted
+// trigger copies the token just before the trigger (the search's "backcopy with triggers inserted
+// independently of the current token"). firstrecall_lookup ("firstrecall-lookup"): lookup's rows
+// with firstrecall's triggers inserted as well, so one sequence mixes both tasks.
+enum class Task { uniform, markov, backcopy, repeat, firstrecall, lookup, backcopy_indep, firstrecall_lookup };
 std::string to_string(Task t);
+// Every task, in the order the CLI lists them.
+inline constexpr Task kAllTasks[] = {Task::uniform,     Task::markov, Task::backcopy,       Task::repeat,
+                                     Task::firstrecall, Task::lookup, Task::backcopy_indep, Task::firstrecall_lookup};
+// The tasks whose triggers copy position 0 (identification is defined for them).
+inline bool recalls_position0(Task t) { return t == Task::firstrecall || t == Task::firstrecall_lookup; }
 // Filler of firstrecall: i.i.d. uniform, or a bigram chain (rows ~ Dirichlet(markov_alpha)) over
 // the non-trigger tokens.
 enum class Filler { uniform, markov };
@@ -26,6 +35,7 @@ enum class Kind : std::int8_t {
   none = 0,
   active = 1,  // an active query (firstrecall/backcopy trigger, lookup query); its target is scored
   first = 2,   // firstrecall: also the first trigger of its row (position 0 is the only copy source)
+  query = 3,   // firstrecall-lookup: a lookup query, scored apart from the triggers
 };
 
 struct DataConfig {
@@ -82,14 +92,14 @@ class DataGenerator {
  private:
   void init_firstrecall();
   void init_lookup();
-  void fill_firstrecall(PhiloxStream& rng, std::int32_t* x, Kind* kind) const;
-  void fill_lookup(PhiloxStream& rng, std::int32_t* x, Kind* kind) const;
+  void fill_firstrecall(PhiloxStream& rng, std::int32_t* x, Kind* kind) const;  // also backcopy-indep
+  void fill_lookup(PhiloxStream& rng, std::int32_t* x, Kind* kind) const;       // also firstrecall-lookup
 
   DataConfig config_;
   std::vector<double> transition_;   // (V,V) row-major, markov/backcopy
   std::vector<double> stationary_;   // (V)
   std::vector<char> is_trigger_;     // (V) backcopy, firstrecall
-  std::vector<int> fillers_;         // firstrecall: the non-trigger tokens (ascending)
+  std::vector<int> fillers_;         // firstrecall, backcopy-indep: the non-trigger tokens (ascending)
   std::vector<double> filler_cdf_;   // firstrecall markov: (n,n) cumulative rows over fillers_
   std::vector<double> filler_start_cdf_;  // firstrecall markov: (n) cumulative stationary law
   std::vector<double> row_cdf_;      // (V,V) cumulative rows of transition_, for sampling

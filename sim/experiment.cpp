@@ -110,8 +110,8 @@ std::string toml_value(const std::string& key, const std::string& v) {
   return out + "\"";
 }
 
-template <typename E>
-E parse_enum(const std::string& option, const std::string& key, const std::string& s, std::initializer_list<E> values) {
+template <typename E, std::size_t N>
+E parse_enum(const std::string& option, const std::string& key, const std::string& s, const E (&values)[N]) {
   std::string accepted;
   for (E e : values) {
     if (to_string(e) == s) return e;
@@ -277,8 +277,7 @@ TrainConfig make_train_config(const KeyValues& o, const std::string& option) {
   c.model.bos = S("bos") == "true";
   c.model.norm = parse_enum(option, "norm", S("norm"), {Norm::rms, Norm::layer});
   c.model.act = parse_enum(option, "act", S("act"), {Act::gelu, Act::relu});
-  c.data.task = parse_enum(option, "task", S("task"),
-                           {Task::uniform, Task::markov, Task::backcopy, Task::repeat, Task::firstrecall, Task::lookup});
+  c.data.task = parse_enum(option, "task", S("task"), kAllTasks);
   c.data.filler = parse_enum(option, "filler", S("filler"), {Filler::uniform, Filler::markov});
   c.data.vocab = c.model.vocab;
   c.data.seq_len = c.model.seq_len;

@@ -49,7 +49,10 @@ Prober::Prober(const ModelConfig& model, const DataGenerator& data, const ProbeC
   active_.assign(static_cast<std::size_t>(N) * P, 0);
   for (int n = 0; n < N; ++n)
     for (int t = 0; t < T; ++t)
-      active_[static_cast<std::size_t>(n) * P + t + bos] = kinds_[static_cast<std::size_t>(n) * T + t] != Kind::none;
+      // Active queries for the attention metrics: triggers (and lookup's queries in pure lookup);
+      // the mixture's lookup queries are scored apart.
+      active_[static_cast<std::size_t>(n) * P + t + bos] =
+          kinds_[static_cast<std::size_t>(n) * T + t] == Kind::active || kinds_[static_cast<std::size_t>(n) * T + t] == Kind::first;
 }
 
 ProbeRecord Prober::probe(const Model<float>& trained, int step) {
@@ -63,13 +66,18 @@ ProbeRecord Prober::probe(const Model<float>& trained, int step) {
 
   // Accuracy: argmax of the prediction made at input t (model position t + bos) against token t+1.
   const float* logits = model_.logits();  // (N,P,V)
-  long hit = 0, first_hit = 0;
+  long hit = 0, first_hit = 0, query_hit = 0;
   for (int n = 0; n < N; ++n) {
     for (int t = 0; t < T; ++t) {
       const Kind k = kinds_[static_cast<std::size_t>(n) * T + t];
       if (k == Kind::none) continue;
       const float* z = logits + (static_cast<long>(n) * P + t + bos) * V;
       const bool ok = std::max_element(z, z + V) - z == rows_[static_cast<std::size_t>(n) * row_len + t + 1];
+      if (k == Kind::query) {
+        ++r.query_scored;
+        query_hit += ok;
+        continue;
+      }
       ++r.scored;
       hit += ok;
       if (k == Kind::first) {
@@ -80,6 +88,7 @@ ProbeRecord Prober::probe(const Model<float>& trained, int step) {
   }
   r.accuracy = r.scored > 0 ? static_cast<double>(hit) / static_cast<double>(r.scored) : kNaN;
   r.first_accuracy = r.first_scored > 0 ? static_cast<double>(first_hit) / static_cast<double>(r.first_scored) : kNaN;
+  r.query_accuracy = r.query_scored > 0 ? static_cast<double>(query_hit) / static_cast<double>(r.query_scored) : kNaN;
 
   // Sigmoid attention is unnormalised: its metrics use the row-normalised |A| proxy (DESIGN.md 5).
   const bool proxy = mc.attn == Attn::sigmoid;
@@ -117,7 +126,7 @@ Emergence analyse_trace(std::vector<ProbeRecord>& trace, const ProbeConfig& c, T
           if (h.attn_to_0 > c.sink_eps && h.attn_to_1 >= 0.5 * h.attn_to_0) spread = true;
       }
     }
-    r.identification = task == Task::firstrecall && std::isfinite(r.accuracy) && r.accuracy >= c.emerge_accuracy &&
+    r.identification = recalls_position0(task) && std::isfinite(r.accuracy) && r.accuracy >= c.emerge_accuracy &&
                        best_active >= c.emerge_attn;
     r.high_norm = first_high >= 0;
     r.sink = sink;

@@ -46,7 +46,8 @@ struct ProbeRecord {
   double loss = 0.0;            // mean loss on the probe batch
   double accuracy = 0.0;        // argmax accuracy at the task's active queries (NaN if it has none)
   double first_accuracy = 0.0;  // firstrecall: at the first trigger of each row (NaN otherwise)
-  long scored = 0, first_scored = 0;  // how many predictions each accuracy counts
+  double query_accuracy = 0.0;  // firstrecall-lookup: at the lookup queries (NaN otherwise)
+  long scored = 0, first_scored = 0, query_scored = 0;  // how many predictions each accuracy counts
   std::vector<LayerProbe> layers;     // (L)
   // Derived by analyse_trace:
   bool identification = false, high_norm = false, sink = false;

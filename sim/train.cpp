@@ -307,9 +307,11 @@ void write_run(const fs::path& dir, const Model<float>& model, const TrainConfig
     // The task's accuracy at the last probe, under the names the issue uses.
     const ProbeRecord& last = r.probes.back();
     auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
-    if (c.data.task == Task::firstrecall || c.data.task == Task::backcopy) s["copy_accuracy"] = num(last.accuracy);
-    if (c.data.task == Task::firstrecall) s["first_trigger_accuracy"] = num(last.first_accuracy);
-    if (c.data.task == Task::lookup) s["lookup_accuracy"] = num(last.accuracy);
+    const Task task = c.data.task;
+    if (task == Task::lookup) s["lookup_accuracy"] = num(last.accuracy);
+    else if (last.scored > 0) s["copy_accuracy"] = num(last.accuracy);
+    if (recalls_position0(task)) s["first_trigger_accuracy"] = num(last.first_accuracy);
+    if (task == Task::firstrecall_lookup) s["lookup_accuracy"] = num(last.query_accuracy);
     // For `p0sim plot`: each head's mean attention pattern and the norm by position at the end.
     write_probe_dump(dir / "probe", model, c);
   }

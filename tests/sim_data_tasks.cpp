@@ -383,6 +383,101 @@ TEST_CASE("lookup answers a query with the latest value of its key, or none", "[
   CHECK(mismarked == 0);
 }
 
+TEST_CASE("backcopy-indep copies the token before each inserted trigger and marks every trigger active", "[data]") {
+  using p0sim::sim::Kind;
+  DataConfig cfg;
+  cfg.task = Task::backcopy_indep;
+  cfg.vocab = 12;
+  cfg.seq_len = 24;
+  cfg.triggers = 3;
+  cfg.trigger_prob = 0.15;
+  DataGenerator gen(cfg);
+  REQUIRE(gen.trigger_tokens() == std::vector<int>{9, 10, 11});
+  const int n_rows = 3000, N = gen.row_length(), T = cfg.seq_len;
+  std::vector<std::int32_t> rows(static_cast<std::size_t>(n_rows * N));
+  std::vector<Kind> kinds(static_cast<std::size_t>(n_rows * T));
+  gen.fill(0, 0, n_rows, rows.data(), kinds.data());
+  long active = 0, wrong_copy = 0, not_active = 0, copies_of_x0 = 0, unmarked = 0;
+  for (int r = 0; r < n_rows; ++r) {
+    const std::int32_t* x = &rows[static_cast<std::size_t>(r * N)];
+    const Kind* k = &kinds[static_cast<std::size_t>(r * T)];
+    for (int t = 0; t < T; ++t) {
+      if (k[t] == Kind::none) {
+        // An unmarked trigger at t >= 1 can only be a copy (of a trigger at position 0, or of such
+        // a copy).
+        if (t >= 1 && x[t] >= 9 && !(t >= 2 && x[t] == x[t - 2] && k[t - 1] != Kind::none)) ++unmarked;
+        continue;
+      }
+      ++active;
+      not_active += k[t] != Kind::active;
+      if (t == 0 || x[t] < 9 || x[t + 1] != x[t - 1]) ++wrong_copy;
+      copies_of_x0 += t >= 2 && x[t + 1] == x[0];
+    }
+  }
+  CHECK(active > 5000);  // about n_rows * T * q / (1 + q)
+  CHECK(wrong_copy == 0);
+  CHECK(not_active == 0);  // no "first" trigger: position 0 is not the copy source
+  CHECK(unmarked == 0);
+  // Copying x_0 instead (firstrecall's rule) would make every copy equal x_0; with 9 fillers, a
+  // copy of x_{t-1} equals x_0 about 1/9 of the time.
+  CHECK(copies_of_x0 < 0.2 * active);
+}
+
+TEST_CASE("firstrecall-lookup answers queries like lookup and copies position 0 after each inserted trigger", "[data]") {
+  using p0sim::sim::Kind;
+  DataConfig cfg;
+  cfg.task = Task::firstrecall_lookup;
+  cfg.keys = 3;
+  cfg.values = 4;
+  cfg.triggers = 2;
+  cfg.vocab = 26;  // values 0..3, facts 4..15, queries 16..18, none 19, fillers 20..23, triggers 24 and 25
+  cfg.seq_len = 30;
+  cfg.trigger_prob = 0.12;
+  DataGenerator gen(cfg);
+  REQUIRE(gen.lookup_none() == 19);
+  REQUIRE(gen.trigger_tokens() == std::vector<int>{24, 25});
+  const int n_rows = 2000, N = gen.row_length(), T = cfg.seq_len;
+  std::vector<std::int32_t> rows(static_cast<std::size_t>(n_rows * N));
+  std::vector<Kind> kinds(static_cast<std::size_t>(n_rows * T));
+  gen.fill(0, 0, n_rows, rows.data(), kinds.data());
+  long answered = 0, wrong_answer = 0, copies = 0, wrong_copy = 0, firsts = 0, mismarked = 0;
+  for (int r = 0; r < n_rows; ++r) {
+    const std::int32_t* x = &rows[static_cast<std::size_t>(r * N)];
+    const Kind* k = &kinds[static_cast<std::size_t>(r * T)];
+    int memory[3] = {-1, -1, -1};
+    bool answer_next = false, copy_next = false, seen_trigger = false;
+    for (int t = 0; t < N; ++t) {
+      const bool fresh = !answer_next && !copy_next;
+      const bool is_query = fresh && x[t] >= 16 && x[t] <= 18;
+      const bool is_trigger = fresh && t >= 1 && x[t] >= 24;
+      if (t < T) {
+        const Kind want = is_query ? Kind::query : is_trigger ? (seen_trigger ? Kind::active : Kind::first) : Kind::none;
+        mismarked += k[t] != want;
+        firsts += k[t] == Kind::first;
+      }
+      if (answer_next) {
+        ++answered;
+        const int key = x[t - 1] - 16;
+        wrong_answer += x[t] != (memory[key] >= 0 ? memory[key] : 19);
+      }
+      if (copy_next) {
+        ++copies;
+        wrong_copy += x[t] != x[0];
+      }
+      if (fresh && x[t] >= 4 && x[t] < 16) memory[(x[t] - 4) / 4] = (x[t] - 4) % 4;
+      seen_trigger = seen_trigger || is_trigger;
+      answer_next = is_query;
+      copy_next = is_trigger;
+    }
+  }
+  CHECK(answered > 4000);
+  CHECK(copies > 4000);
+  CHECK(firsts > 1500);
+  CHECK(wrong_answer == 0);
+  CHECK(wrong_copy == 0);
+  CHECK(mismarked == 0);
+}
+
 TEST_CASE("bad firstrecall and lookup configs are rejected naming the option", "[data]") {
   DataConfig cfg;
   cfg.task = Task::firstrecall;
@@ -401,4 +496,15 @@ TEST_CASE("bad firstrecall and lookup configs are rejected naming the option", "
   cfg.trigger_prob = 0.1;
   cfg.keys = 0;
   REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--keys"));
+  cfg = {};
+  cfg.task = Task::firstrecall_lookup;
+  cfg.vocab = 49;  // 46 for lookup + 4 triggers = 50
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--vocab"));
+  cfg.vocab = 64;
+  cfg.trigger_prob = 0.34;  // facts, queries and triggers share one draw: at most 1/3
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--trigger-prob"));
+  cfg = {};
+  cfg.task = Task::backcopy_indep;
+  cfg.trigger_prob = 1.0;
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--trigger-prob"));
 }

@@ -39,6 +39,8 @@ task_overrides() {  # name -> the task's own keys
     lookup) echo 'task = "lookup"' ;;
     backcopy) echo 'task = "backcopy"' ;;
     markov) echo 'task = "markov"' ;;
+    backcopyindep) echo 'task = "backcopy-indep"' ;;  # triggers inserted independently of the token
+    frlookup) echo 'task = "firstrecall-lookup"' ;;     # firstrecall and lookup in one sequence
   esac
 }
 
@@ -96,4 +98,82 @@ task_overrides() {  # name -> the task's own keys
     echo "layers = 4"
   done
 } > stage_c_long.toml
+# Stage D: the depth the first stages skipped (L = 3) for every task, and the two tasks they
+# lacked (backcopy with independent triggers, the firstrecall+lookup mixture) at every depth.
+{
+  echo "# Search stage D (issue 4): task x weight decay x layers; L=3 for every task, L {2,3,4} for"
+  echo "# backcopy-indep and firstrecall-lookup; C=64, H=4, T=32, B=32, 1000 steps."
+  echo "# p0sim experiment --config configs/search/stage_d_depth_tasks.toml --seeds 3 --threads 2 --out DIR"
+  base
+  echo "steps = 1000"
+  printf '\n[experiment]\nmain = ""\ncontrol = ""\n'
+  for task in firstrecall frmarkov lookup backcopy markov backcopyindep frlookup; do
+    for wd in 0 0.1 0.5; do
+      for layers in 2 3 4; do
+        case "$task" in backcopyindep | frlookup) ;; *) [ "$layers" = 3 ] || continue ;; esac
+        printf '\n[variants.%s_wd%s_L%s]\n' "$task" "${wd/./p}" "$layers"
+        task_overrides "$task"
+        echo "weight-decay = $wd"
+        echo "layers = $layers"
+      done
+    done
+  done
+} > stage_d_depth_tasks.toml
+
+# Stage E: learning rate x task at L = 3, wd 0.5, 2000 steps (the first stages used 3e-3 only).
+{
+  echo "# Search stage E (issue 4): learning rate x task; C=64, T=32, L=3, wd 0.5, 2000 steps."
+  echo "# p0sim experiment --config configs/search/stage_e_learning_rate.toml --seeds 3 --threads 2 --out DIR"
+  base
+  echo "steps = 2000"
+  printf '\n[experiment]\nmain = ""\ncontrol = ""\n'
+  for task in firstrecall backcopyindep frlookup; do
+    for lr in 1e-3 3e-3 1e-2; do
+      printf '\n[variants.%s_lr%s]\n' "$task" "$lr"
+      task_overrides "$task"
+      echo "lr = $lr"
+      echo "weight-decay = 0.5"
+      echo "layers = 3"
+    done
+  done
+} > stage_e_learning_rate.toml
+
+# Stage F: the longest context (T = 256) at every width, B*T = 1024 tokens per step, L = 2.
+{
+  echo "# Search stage F (issue 4): d_model x task at T=256 (B=4), wd 0.1, L=2, 1000 steps."
+  echo "# p0sim experiment --config configs/search/stage_f_length256.toml --seeds 3 --threads 2 --out DIR"
+  base | sed '/^seq-len =/d; /^batch =/d'
+  echo "steps = 1000"
+  echo "seq-len = 256"
+  echo "batch = 4"
+  printf '\n[experiment]\nmain = ""\ncontrol = ""\n'
+  for task in firstrecall frlookup; do
+    for C in 32 64 128; do
+      printf '\n[variants.%s_C%s]\n' "$task" "$C"
+      task_overrides "$task"
+      echo "d-model = $C"
+    done
+  done
+} > stage_f_length256.toml
+
+# Stage G: the longest runs (20000 steps, cosine) on the new tasks' deepest cells with strong decay.
+{
+  echo "# Search stage G (issue 4): 20000 steps, cosine; backcopy-indep L=4 and firstrecall-lookup L=3,"
+  echo "# C=64, T=32, wd 0.5."
+  echo "# p0sim experiment --config configs/search/stage_g_20000_steps.toml --seeds 3 --threads 2 --out DIR"
+  base | sed '/^probe-every =/d; /^log-every =/d'
+  echo "steps = 20000"
+  echo 'schedule = "cosine"'
+  echo "probe-every = 500"
+  echo "log-every = 2000"
+  printf '\n[experiment]\nmain = ""\ncontrol = ""\n'
+  printf '\n[variants.backcopyindep_wd0p5_L4]\n'
+  task_overrides backcopyindep
+  echo "weight-decay = 0.5"
+  echo "layers = 4"
+  printf '\n[variants.frlookup_wd0p5_L3]\n'
+  task_overrides frlookup
+  echo "weight-decay = 0.5"
+  echo "layers = 3"
+} > stage_g_20000_steps.toml
 echo "wrote $(ls *.toml | tr '\n' ' ')"
