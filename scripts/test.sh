@@ -6,7 +6,10 @@ cd "$(dirname "$0")/.."
 # The binary and the test executables only: the benchmarks (bench/) are not part of the suite
 # and cost CI a minute of compiling; scripts/build.sh (the main job's build) builds them.
 cmake --preset release >/dev/null
-cmake --build --preset release --target p0sim test_theory test_sim test_cli
+targets=(p0sim test_theory test_sim test_cli)
+# p0sim-mpi exists where CMake found OpenMPI (scripts/install-deps.sh installs it).
+if cmake --build --preset release --target help | grep -q 'p0sim-mpi'; then targets+=(p0sim-mpi); fi
+cmake --build --preset release --target "${targets[@]}"
 ctest --preset release
 # The MPI variant (issue 5): build-mpi/p0sim under mpirun -np 3 must write the single-process
 # bytes. Skipped where OpenMPI is absent or with P0SIM_MPI_CHECK=0.

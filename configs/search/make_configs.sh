@@ -156,9 +156,11 @@ task_overrides() {  # name -> the task's own keys
   done
 } > stage_f_length256.toml
 
-# Stage G: the longest runs (20000 steps, cosine) on the new tasks' deepest cells with strong decay.
+# Stage G: the longest runs (20000 steps, cosine) with strong decay on the cells of stage D that came
+# closest: backcopy-indep (a fixed-direction position 0 at norm ratio up to ~2 at L = 2 after 1000
+# steps), also at L = 4 (the pre-study's depth), and firstrecall-lookup (sinks on a low-norm P0).
 {
-  echo "# Search stage G (issue 4): 20000 steps, cosine; backcopy-indep L=4 and firstrecall-lookup L=3,"
+  echo "# Search stage G (issue 4): 20000 steps, cosine; backcopy-indep L=2 and L=4, firstrecall-lookup L=3,"
   echo "# C=64, T=32, wd 0.5."
   echo "# p0sim experiment --config configs/search/stage_g_20000_steps.toml --seeds 3 --threads 2 --out DIR"
   base | sed '/^probe-every =/d; /^log-every =/d'
@@ -167,13 +169,35 @@ task_overrides() {  # name -> the task's own keys
   echo "probe-every = 500"
   echo "log-every = 2000"
   printf '\n[experiment]\nmain = ""\ncontrol = ""\n'
-  printf '\n[variants.backcopyindep_wd0p5_L4]\n'
-  task_overrides backcopyindep
-  echo "weight-decay = 0.5"
-  echo "layers = 4"
+  for layers in 2 4; do
+    printf '\n[variants.backcopyindep_wd0p5_L%s]\n' "$layers"
+    task_overrides backcopyindep
+    echo "weight-decay = 0.5"
+    echo "layers = $layers"
+  done
   printf '\n[variants.frlookup_wd0p5_L3]\n'
   task_overrides frlookup
   echo "weight-decay = 0.5"
   echo "layers = 3"
 } > stage_g_20000_steps.toml
+# The controls on the one kind of cell where a sink emerged in most seeds (stage D:
+# firstrecall-lookup, L = 2, wd 0.1, 3/3 seeds): the same config without the causal asymmetry
+# (prefix-bidirectional), with a BOS token, with RoPE or absolute positions, with sigmoid
+# attention; ablations of every layer-0 head and MLP at the end of each run.
+{
+  echo "# Controls for the firstrecall-lookup sink (issue 4): C=64, H=4, T=32, B=32, L=2, wd 0.1, 1000 steps."
+  echo "# p0sim experiment --config configs/search/frlookup_sink_controls.toml --seeds 3 --threads 2 --out DIR"
+  base | sed '/^task =/d; /^weight-decay =/d'
+  echo "steps = 1000"
+  task_overrides frlookup
+  echo "weight-decay = 0.1"
+  echo "ablate = true"
+  printf '\n[experiment]\nmain = "main"\ncontrol = "prefix-bidirectional"\n'
+  printf '\n[variants.main]\n'
+  printf '\n[variants.prefix-bidirectional]\nmask = "prefix-bidirectional"\n'
+  printf '\n[variants.bos]\nbos = true\n'
+  printf '\n[variants.rope]\npos = "rope"\n'
+  printf '\n[variants.absolute]\npos = "absolute"\n'
+  printf '\n[variants.sigmoid]\nattn = "sigmoid"\n'
+} > frlookup_sink_controls.toml
 echo "wrote $(ls *.toml | tr '\n' ' ')"
