@@ -59,6 +59,29 @@ std::vector<std::int32_t> draw(const DataGenerator& gen, int n_rows) {
 constexpr double kLevel = 1e-3;
 constexpr int kRows = 40000;
 
+// n_rows rows of batch 0 of stream 0 and what the task scores at each input position.
+struct Drawn {
+  std::vector<std::int32_t> rows;      // (n_rows, T+1)
+  std::vector<p0sim::sim::Kind> kinds;  // (n_rows, T)
+};
+Drawn draw_with_kinds(const DataGenerator& gen, int n_rows) {
+  Drawn d{std::vector<std::int32_t>(static_cast<std::size_t>(n_rows) * gen.row_length()),
+          std::vector<p0sim::sim::Kind>(static_cast<std::size_t>(n_rows) * gen.config().seq_len)};
+  gen.fill(0, 0, n_rows, d.rows.data(), d.kinds.data());
+  return d;
+}
+
+// firstrecall's row law at V=12 (fillers 0..8, triggers 9..11), T=24, q=0.15.
+DataConfig inserted_triggers(Task task) {
+  DataConfig cfg;
+  cfg.task = task;
+  cfg.vocab = 12;
+  cfg.seq_len = 24;
+  cfg.triggers = 3;
+  cfg.trigger_prob = 0.15;
+  return cfg;
+}
+
 }  // namespace
 
 TEST_CASE("the token at position 0 has the same marginal as every other position", "[data]") {
@@ -293,19 +316,12 @@ TEST_CASE("firstrecall's position 0 has the same marginal as every other positio
 
 TEST_CASE("firstrecall copies position 0 after each inserted trigger and marks triggers as active", "[data]") {
   using p0sim::sim::Kind;
-  DataConfig cfg;
-  cfg.task = Task::firstrecall;
-  cfg.vocab = 12;
-  cfg.seq_len = 24;
-  cfg.triggers = 3;
-  cfg.trigger_prob = 0.15;
+  const DataConfig cfg = inserted_triggers(Task::firstrecall);
   DataGenerator gen(cfg);
   const auto trig = gen.trigger_tokens();
   REQUIRE(trig == std::vector<int>{9, 10, 11});  // the layout: fillers 0..V-k-1, triggers after
   const int n_rows = 3000, N = gen.row_length(), T = cfg.seq_len;
-  std::vector<std::int32_t> rows(static_cast<std::size_t>(n_rows * N));
-  std::vector<Kind> kinds(static_cast<std::size_t>(n_rows * T));
-  gen.fill(0, 0, n_rows, rows.data(), kinds.data());
+  const auto [rows, kinds] = draw_with_kinds(gen, n_rows);
   long active = 0, first = 0, wrong_copy = 0, wrong_first = 0, unmarked = 0, x0_trigger_repeats = 0;
   for (int r = 0; r < n_rows; ++r) {
     const std::int32_t* x = &rows[static_cast<std::size_t>(r * N)];
@@ -355,9 +371,7 @@ TEST_CASE("lookup answers a query with the latest value of its key, or none", "[
   REQUIRE(gen.lookup_query(0) == 16);
   REQUIRE(gen.lookup_none() == 19);
   const int n_rows = 2000, N = gen.row_length(), T = cfg.seq_len;
-  std::vector<std::int32_t> rows(static_cast<std::size_t>(n_rows * N));
-  std::vector<Kind> kinds(static_cast<std::size_t>(n_rows * T));
-  gen.fill(0, 0, n_rows, rows.data(), kinds.data());
+  const auto [rows, kinds] = draw_with_kinds(gen, n_rows);
   long answered = 0, nones = 0, wrong = 0, mismarked = 0;
   for (int r = 0; r < n_rows; ++r) {
     const std::int32_t* x = &rows[static_cast<std::size_t>(r * N)];
@@ -385,18 +399,11 @@ TEST_CASE("lookup answers a query with the latest value of its key, or none", "[
 
 TEST_CASE("backcopy-indep copies the token before each inserted trigger and marks every trigger active", "[data]") {
   using p0sim::sim::Kind;
-  DataConfig cfg;
-  cfg.task = Task::backcopy_indep;
-  cfg.vocab = 12;
-  cfg.seq_len = 24;
-  cfg.triggers = 3;
-  cfg.trigger_prob = 0.15;
+  const DataConfig cfg = inserted_triggers(Task::backcopy_indep);
   DataGenerator gen(cfg);
   REQUIRE(gen.trigger_tokens() == std::vector<int>{9, 10, 11});
   const int n_rows = 3000, N = gen.row_length(), T = cfg.seq_len;
-  std::vector<std::int32_t> rows(static_cast<std::size_t>(n_rows * N));
-  std::vector<Kind> kinds(static_cast<std::size_t>(n_rows * T));
-  gen.fill(0, 0, n_rows, rows.data(), kinds.data());
+  const auto [rows, kinds] = draw_with_kinds(gen, n_rows);
   long active = 0, wrong_copy = 0, not_active = 0, copies_of_x0 = 0, unmarked = 0;
   for (int r = 0; r < n_rows; ++r) {
     const std::int32_t* x = &rows[static_cast<std::size_t>(r * N)];
@@ -437,9 +444,7 @@ TEST_CASE("firstrecall-lookup answers queries like lookup and copies position 0 
   REQUIRE(gen.lookup_none() == 19);
   REQUIRE(gen.trigger_tokens() == std::vector<int>{24, 25});
   const int n_rows = 2000, N = gen.row_length(), T = cfg.seq_len;
-  std::vector<std::int32_t> rows(static_cast<std::size_t>(n_rows * N));
-  std::vector<Kind> kinds(static_cast<std::size_t>(n_rows * T));
-  gen.fill(0, 0, n_rows, rows.data(), kinds.data());
+  const auto [rows, kinds] = draw_with_kinds(gen, n_rows);
   long answered = 0, wrong_answer = 0, copies = 0, wrong_copy = 0, firsts = 0, mismarked = 0;
   for (int r = 0; r < n_rows; ++r) {
     const std::int32_t* x = &rows[static_cast<std::size_t>(r * N)];

@@ -44,6 +44,13 @@ task_overrides() {  # name -> the task's own keys
   esac
 }
 
+task_cell() {  # task, weight decay, layers -> one variant named after them
+  printf '\n[variants.%s_wd%s_L%s]\n' "$1" "${2/./p}" "$3"
+  task_overrides "$1"
+  echo "weight-decay = $2"
+  echo "layers = $3"
+}
+
 # Stage A: task x weight decay x depth at C=64, T=32, 1000 steps (L = 3 dropped for compute: see README).
 {
   echo "# Search stage A (issue 4): task x weight decay x layers {2,4}; C=64, H=4, T=32, B=32, 1000 steps."
@@ -54,10 +61,7 @@ task_overrides() {  # name -> the task's own keys
   for task in firstrecall frmarkov lookup backcopy markov; do
     for wd in 0 0.1 0.5; do
       for layers in 2 4; do
-        printf '\n[variants.%s_wd%s_L%s]\n' "$task" "${wd/./p}" "$layers"
-        task_overrides "$task"
-        echo "weight-decay = $wd"
-        echo "layers = $layers"
+        task_cell "$task" "$wd" "$layers"
       done
     done
   done
@@ -111,10 +115,7 @@ task_overrides() {  # name -> the task's own keys
     for wd in 0 0.1 0.5; do
       for layers in 2 3 4; do
         case "$task" in backcopyindep | frlookup) ;; *) [ "$layers" = 3 ] || continue ;; esac
-        printf '\n[variants.%s_wd%s_L%s]\n' "$task" "${wd/./p}" "$layers"
-        task_overrides "$task"
-        echo "weight-decay = $wd"
-        echo "layers = $layers"
+        task_cell "$task" "$wd" "$layers"
       done
     done
   done
@@ -169,16 +170,9 @@ task_overrides() {  # name -> the task's own keys
   echo "probe-every = 500"
   echo "log-every = 2000"
   printf '\n[experiment]\nmain = ""\ncontrol = ""\n'
-  for layers in 2 4; do
-    printf '\n[variants.backcopyindep_wd0p5_L%s]\n' "$layers"
-    task_overrides backcopyindep
-    echo "weight-decay = 0.5"
-    echo "layers = $layers"
-  done
-  printf '\n[variants.frlookup_wd0p5_L3]\n'
-  task_overrides frlookup
-  echo "weight-decay = 0.5"
-  echo "layers = 3"
+  task_cell backcopyindep 0.5 2
+  task_cell backcopyindep 0.5 4
+  task_cell frlookup 0.5 3
 } > stage_g_20000_steps.toml
 # The controls on the one kind of cell where a sink emerged in most seeds (stage D:
 # firstrecall-lookup, L = 2, wd 0.1, 3/3 seeds): the same config without the causal asymmetry
