@@ -44,11 +44,12 @@ task_overrides() {  # name -> the task's own keys
   esac
 }
 
-task_cell() {  # task, weight decay, layers -> one variant named after them
-  printf '\n[variants.%s_wd%s_L%s]\n' "$1" "${2/./p}" "$3"
+task_cell() {  # task, weight decay, layers [, learning rate] -> one variant named after them
+  printf '\n[variants.%s%s_wd%s_L%s]\n' "$1" "${4:+_lr$4}" "${2/./p}" "$3"
   task_overrides "$1"
   echo "weight-decay = $2"
   echo "layers = $3"
+  if [ -n "${4:-}" ]; then echo "lr = $4"; fi
 }
 
 # Stage A: task x weight decay x depth at C=64, T=32, 1000 steps (L = 3 dropped for compute: see README).
@@ -157,12 +158,12 @@ task_cell() {  # task, weight decay, layers -> one variant named after them
   done
 } > stage_f_length256.toml
 
-# Stage G: the longest runs (20000 steps, cosine) with strong decay on the cells of stage D that came
-# closest: backcopy-indep (a fixed-direction position 0 at norm ratio up to ~2 at L = 2 after 1000
-# steps), also at L = 4 (the pre-study's depth), and firstrecall-lookup (sinks on a low-norm P0).
+# Stage G: the longest runs (20000 steps, cosine) with strong decay on the cells that came closest:
+# backcopy-indep at lr 1e-3 (stage E: position 0 at norm ratio 2.4 after blocks 0-1, but in no fixed
+# direction) at L = 3 and at the pre-study's L = 4, and firstrecall-lookup (sinks on a low-norm P0).
 {
-  echo "# Search stage G (issue 4): 20000 steps, cosine; backcopy-indep L=2 and L=4, firstrecall-lookup L=3,"
-  echo "# C=64, T=32, wd 0.5."
+  echo "# Search stage G (issue 4): 20000 steps, cosine, wd 0.5, C=64, T=32; backcopy-indep at lr 1e-3, L=3"
+  echo "# and L=4; firstrecall-lookup at lr 3e-3, L=3."
   echo "# p0sim experiment --config configs/search/stage_g_20000_steps.toml --seeds 3 --threads 2 --out DIR"
   base | sed '/^probe-every =/d; /^log-every =/d'
   echo "steps = 20000"
@@ -170,8 +171,8 @@ task_cell() {  # task, weight decay, layers -> one variant named after them
   echo "probe-every = 500"
   echo "log-every = 2000"
   printf '\n[experiment]\nmain = ""\ncontrol = ""\n'
-  task_cell backcopyindep 0.5 2
-  task_cell backcopyindep 0.5 4
+  task_cell backcopyindep 0.5 3 1e-3
+  task_cell backcopyindep 0.5 4 1e-3
   task_cell frlookup 0.5 3
 } > stage_g_20000_steps.toml
 # The controls on the one kind of cell where a sink emerged in most seeds (stage D:
