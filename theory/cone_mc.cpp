@@ -125,31 +125,50 @@ inline void mulhilo(std::uint32_t a, std::uint32_t b, std::uint32_t& hi, std::ui
   lo = static_cast<std::uint32_t>(p);
 }
 
+// The four output words of Philox4x32-10 for counter (block lo, block hi, stream lo, stream hi).
+inline void philox_block_scalar(std::uint64_t block, std::uint64_t key, std::uint64_t stream, std::uint32_t (&x)[4]) {
+  x[0] = static_cast<std::uint32_t>(block);
+  x[1] = static_cast<std::uint32_t>(block >> 32);
+  x[2] = static_cast<std::uint32_t>(stream);
+  x[3] = static_cast<std::uint32_t>(stream >> 32);
+  std::uint32_t k0 = static_cast<std::uint32_t>(key), k1 = static_cast<std::uint32_t>(key >> 32);
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k0 += kW0;
+      k1 += kW1;
+    }
+    std::uint32_t hi0, lo0, hi1, lo1;
+    mulhilo(kM0, x[0], hi0, lo0);
+    mulhilo(kM1, x[2], hi1, lo1);
+    const std::uint32_t n0 = hi1 ^ x[1] ^ k0, n2 = hi0 ^ x[3] ^ k1;
+    x[0] = n0;
+    x[1] = lo1;
+    x[2] = n2;
+    x[3] = lo0;
+  }
+}
+
+// A uniform on (0,1) from the top 24 bits of a word: ((w >> 8) + 1/2) 2^-24, exact in float.
+inline float uniform24(std::uint32_t w) { return (static_cast<float>(w >> 8) + 0.5f) * 0x1p-24f; }
+
 }  // namespace
 
 void philox_normals_scalar(float* out, std::uint64_t key, std::uint64_t stream, std::uint64_t block0) {
   for (int lane = 0; lane < kNormalsPerCall / 4; ++lane) {
-    const std::uint64_t block = block0 + static_cast<std::uint64_t>(lane);
     float* o = out + 64 * (lane / 16);
-    std::uint32_t x0 = static_cast<std::uint32_t>(block), x1 = static_cast<std::uint32_t>(block >> 32);
-    std::uint32_t x2 = static_cast<std::uint32_t>(stream), x3 = static_cast<std::uint32_t>(stream >> 32);
-    std::uint32_t k0 = static_cast<std::uint32_t>(key), k1 = static_cast<std::uint32_t>(key >> 32);
-    for (int round = 0; round < 10; ++round) {
-      if (round > 0) {
-        k0 += kW0;
-        k1 += kW1;
-      }
-      std::uint32_t hi0, lo0, hi1, lo1;
-      mulhilo(kM0, x0, hi0, lo0);
-      mulhilo(kM1, x2, hi1, lo1);
-      const std::uint32_t n0 = hi1 ^ x1 ^ k0, n2 = hi0 ^ x3 ^ k1;
-      x0 = n0;
-      x1 = lo1;
-      x2 = n2;
-      x3 = lo0;
-    }
-    box_muller_scalar(x0, x1, o[lane % 16], o[16 + lane % 16]);
-    box_muller_scalar(x2, x3, o[32 + lane % 16], o[48 + lane % 16]);
+    std::uint32_t x[4];
+    philox_block_scalar(block0 + static_cast<std::uint64_t>(lane), key, stream, x);
+    box_muller_scalar(x[0], x[1], o[lane % 16], o[16 + lane % 16]);
+    box_muller_scalar(x[2], x[3], o[32 + lane % 16], o[48 + lane % 16]);
+  }
+}
+
+void philox_uniforms_scalar(float* out, std::uint64_t key, std::uint64_t stream, std::uint64_t block0) {
+  for (int lane = 0; lane < kNormalsPerCall / 4; ++lane) {
+    float* o = out + 64 * (lane / 16) + lane % 16;
+    std::uint32_t x[4];
+    philox_block_scalar(block0 + static_cast<std::uint64_t>(lane), key, stream, x);
+    for (int j = 0; j < 4; ++j) o[16 * j] = uniform24(x[j]);
   }
 }
 
@@ -226,16 +245,16 @@ inline void box_muller16xN(const __m512i (&w1)[N], const __m512i (&w2)[N], float
   }
 }
 
-}  // namespace
+// Philox on 64-bit lanes holding one 32-bit word each in their low half: one vpmuludq then
+// gives a lane's whole product (lo = the product's low half as is, hi = a shift), and the
+// garbage that collects in the high halves is never read (vpmuludq reads low halves only).
+// kVecs independent vectors of 8 blocks, interleaved so multiply latency is hidden.
+// block0 is a multiple of kNormalsPerCall / 4, so the low counter word never carries.
+constexpr int kVecs = kNormalsPerCall / 32;
+using PhiloxVecs = __m512i[kVecs];
 
-void philox_normals(float* out, std::uint64_t key, std::uint64_t stream, std::uint64_t block0) {
-  // Philox on 64-bit lanes holding one 32-bit word each in their low half: one vpmuludq then
-  // gives a lane's whole product (lo = the product's low half as is, hi = a shift), and the
-  // garbage that collects in the high halves is never read (vpmuludq reads low halves only).
-  // kVecs independent vectors of 8 blocks, interleaved so multiply latency is hidden.
-  // block0 is a multiple of kNormalsPerCall / 4, so the low counter word never carries.
-  constexpr int kVecs = kNormalsPerCall / 32;
-  __m512i x0[kVecs], x1[kVecs], x2[kVecs], x3[kVecs];
+inline void philox_rounds(PhiloxVecs& x0, PhiloxVecs& x1, PhiloxVecs& x2, PhiloxVecs& x3, std::uint64_t key,
+                          std::uint64_t stream, std::uint64_t block0) {
   const __m512i lanes = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
   for (int v = 0; v < kVecs; ++v) {
     x0[v] = _mm512_add_epi64(_mm512_set1_epi64(static_cast<std::uint32_t>(block0) + 8ll * v), lanes);
@@ -260,8 +279,19 @@ void philox_normals(float* out, std::uint64_t key, std::uint64_t stream, std::ui
       x3[v] = p0;                                                                        // lo0
     }
   }
-  // Gather the low halves of two 8-block vectors into one 16-lane word vector (lane l = block l).
+}
+
+// Gathers the low halves of two 8-block vectors into one 16-lane word vector (lane l = block l).
+inline __m512i pack_words(__m512i lo_blocks, __m512i hi_blocks) {
   const __m512i pack = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  return _mm512_permutex2var_epi32(lo_blocks, pack, hi_blocks);
+}
+
+}  // namespace
+
+void philox_normals(float* out, std::uint64_t key, std::uint64_t stream, std::uint64_t block0) {
+  PhiloxVecs x0, x1, x2, x3;
+  philox_rounds(x0, x1, x2, x3, key, stream, block0);
   constexpr int kBatches = kVecs;  // 16-pair batches: two per 16 blocks
   __m512i w1[kBatches], w2[kBatches];
   float* z1[kBatches];
@@ -269,10 +299,10 @@ void philox_normals(float* out, std::uint64_t key, std::uint64_t stream, std::ui
   for (int v = 0; v < kVecs; v += 2) {
     float* o = out + 32 * v;
     const int i = v;
-    w1[i] = _mm512_permutex2var_epi32(x0[v], pack, x0[v + 1]);
-    w2[i] = _mm512_permutex2var_epi32(x1[v], pack, x1[v + 1]);
-    w1[i + 1] = _mm512_permutex2var_epi32(x2[v], pack, x2[v + 1]);
-    w2[i + 1] = _mm512_permutex2var_epi32(x3[v], pack, x3[v + 1]);
+    w1[i] = pack_words(x0[v], x0[v + 1]);
+    w2[i] = pack_words(x1[v], x1[v + 1]);
+    w1[i + 1] = pack_words(x2[v], x2[v + 1]);
+    w2[i + 1] = pack_words(x3[v], x3[v + 1]);
     z1[i] = o;
     z2[i] = o + 16;
     z1[i + 1] = o + 32;
@@ -280,33 +310,68 @@ void philox_normals(float* out, std::uint64_t key, std::uint64_t stream, std::ui
   }
   box_muller16xN<kBatches>(w1, w2, z1, z2);
 }
+
+void philox_uniforms(float* out, std::uint64_t key, std::uint64_t stream, std::uint64_t block0) {
+  PhiloxVecs x0, x1, x2, x3;
+  philox_rounds(x0, x1, x2, x3, key, stream, block0);
+  const __m512 half = _mm512_set1_ps(0.5f), scale = _mm512_set1_ps(0x1p-24f);
+  auto uniform24x16 = [&](__m512i w) {
+    return _mm512_mul_ps(_mm512_add_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(w, 8)), half), scale);
+  };
+  for (int v = 0; v < kVecs; v += 2) {
+    float* o = out + 32 * v;
+    _mm512_storeu_ps(o, uniform24x16(pack_words(x0[v], x0[v + 1])));
+    _mm512_storeu_ps(o + 16, uniform24x16(pack_words(x1[v], x1[v + 1])));
+    _mm512_storeu_ps(o + 32, uniform24x16(pack_words(x2[v], x2[v + 1])));
+    _mm512_storeu_ps(o + 48, uniform24x16(pack_words(x3[v], x3[v + 1])));
+  }
+}
 bool philox_normals_vectorised() { return true; }
 #else
 void philox_normals(float* out, std::uint64_t key, std::uint64_t stream, std::uint64_t block0) {
   philox_normals_scalar(out, key, stream, block0);
 }
+void philox_uniforms(float* out, std::uint64_t key, std::uint64_t stream, std::uint64_t block0) {
+  philox_uniforms_scalar(out, key, stream, block0);
+}
 bool philox_normals_vectorised() { return false; }
 #endif
 
-void NormalStream::fill(float* out, std::int64_t n) {
+namespace {
+
+// n numbers of a stream whose generator makes kNormalsPerCall per call: whole calls straight into
+// out, the rest through spare (left of them unused at its end).
+template <void (*Gen)(float*, std::uint64_t, std::uint64_t, std::uint64_t)>
+void stream_fill(float* out, std::int64_t n, std::uint64_t key, std::uint64_t stream, std::uint64_t& next_block,
+                 int& left, float* spare) {
   while (n > 0) {
-    if (left_ > 0) {
-      const int take = static_cast<int>(std::min<std::int64_t>(left_, n));
-      std::memcpy(out, spare_ + (kNormalsPerCall - left_), sizeof(float) * take);
-      left_ -= take;
+    if (left > 0) {
+      const int take = static_cast<int>(std::min<std::int64_t>(left, n));
+      std::memcpy(out, spare + (kNormalsPerCall - left), sizeof(float) * take);
+      left -= take;
       out += take;
       n -= take;
     } else if (n >= kNormalsPerCall) {
-      philox_normals(out, key_, stream_, next_block_);
-      next_block_ += kNormalsPerCall / 4;
+      Gen(out, key, stream, next_block);
+      next_block += kNormalsPerCall / 4;
       out += kNormalsPerCall;
       n -= kNormalsPerCall;
     } else {
-      philox_normals(spare_, key_, stream_, next_block_);
-      next_block_ += kNormalsPerCall / 4;
-      left_ = kNormalsPerCall;
+      Gen(spare, key, stream, next_block);
+      next_block += kNormalsPerCall / 4;
+      left = kNormalsPerCall;
     }
   }
+}
+
+}  // namespace
+
+void NormalStream::fill(float* out, std::int64_t n) {
+  stream_fill<philox_normals>(out, n, key_, stream_, next_block_, left_, spare_);
+}
+
+void UniformStream::fill(float* out, std::int64_t n) {
+  stream_fill<philox_uniforms>(out, n, key_, stream_, next_block_, left_, spare_);
 }
 
 #pragma GCC diagnostic pop

@@ -59,17 +59,39 @@ void philox_normals_scalar(float* out, std::uint64_t key, std::uint64_t stream, 
 // Whether philox_normals runs the AVX-512 code.
 bool philox_normals_vectorised();
 
+// kNormalsPerCall uniforms on (0,1) from the same Philox blocks, 24 random bits each,
+// ((w >> 8) + 1/2) 2^-24 (exact in float): out[64 s + 16 j + l] from word j of block
+// block0 + 16 s + l (block0 a multiple of 32).
+void philox_uniforms(float* out, std::uint64_t key, std::uint64_t stream, std::uint64_t block0);
+void philox_uniforms_scalar(float* out, std::uint64_t key, std::uint64_t stream, std::uint64_t block0);
+
 // A stream of standard normals for (key, stream): fill() continues where the last call stopped.
 class NormalStream {
  public:
+  NormalStream() = default;
   NormalStream(std::uint64_t key, std::uint64_t stream) : key_(key), stream_(stream) {}
   void fill(float* out, std::int64_t n);
 
  private:
-  std::uint64_t key_;
-  std::uint64_t stream_;
+  std::uint64_t key_ = 0;
+  std::uint64_t stream_ = 0;
   std::uint64_t next_block_ = 0;
   int left_ = 0;  // unused normals at the end of spare_
+  alignas(64) float spare_[kNormalsPerCall];
+};
+
+// The same for uniforms on (0,1) (philox_uniforms).
+class UniformStream {
+ public:
+  UniformStream() = default;
+  UniformStream(std::uint64_t key, std::uint64_t stream) : key_(key), stream_(stream) {}
+  void fill(float* out, std::int64_t n);
+
+ private:
+  std::uint64_t key_ = 0;
+  std::uint64_t stream_ = 0;
+  std::uint64_t next_block_ = 0;
+  int left_ = 0;  // unused uniforms at the end of spare_
   alignas(64) float spare_[kNormalsPerCall];
 };
 
