@@ -430,8 +430,10 @@ struct RadialLane {
 
 // One head of kLanes sequences over nt steps (lane l of step s at s * kLanes + l): the running
 // sum's axis component a += m + sigma z1; the squared norm of the rest R2 <- (sqrt(R2) + sigma g)^2
-// + c, c = sigma^2 chi-square(k-2); then ns += a^2 + R2 and ax += a. a, r2: the state, in and out.
+// + c, c = sigma^2 chi-square(k-2); then ns += a^2 + R2 and ax += a (for the first head, First:
+// ns = a^2 + R2 and ax = a). a, r2: the state, in and out.
 // (Written out for AVX-512: GCC keeps std::sqrt scalar, as it may set errno.)
+template <bool First>
 void radial_head(double* __restrict a, double* __restrict r2, const float* __restrict z1, const float* __restrict g,
                  const double* __restrict c, double* __restrict ns, double* __restrict ax, int nt, double m,
                  double sigma) {
@@ -449,8 +451,14 @@ void radial_head(double* __restrict a, double* __restrict r2, const float* __res
       A[v] = _mm512_add_pd(A[v], _mm512_fmadd_pd(vs, zv, vm));
       const __m512d t = _mm512_fmadd_pd(vs, gv, _mm512_sqrt_pd(R[v]));
       R[v] = _mm512_fmadd_pd(t, t, _mm512_loadu_pd(c + 8 * v));
-      _mm512_storeu_pd(ns + 8 * v, _mm512_add_pd(_mm512_loadu_pd(ns + 8 * v), _mm512_fmadd_pd(A[v], A[v], R[v])));
-      _mm512_storeu_pd(ax + 8 * v, _mm512_add_pd(_mm512_loadu_pd(ax + 8 * v), A[v]));
+      const __m512d q = _mm512_fmadd_pd(A[v], A[v], R[v]);
+      if constexpr (First) {
+        _mm512_storeu_pd(ns + 8 * v, q);
+        _mm512_storeu_pd(ax + 8 * v, A[v]);
+      } else {
+        _mm512_storeu_pd(ns + 8 * v, _mm512_add_pd(_mm512_loadu_pd(ns + 8 * v), q));
+        _mm512_storeu_pd(ax + 8 * v, _mm512_add_pd(_mm512_loadu_pd(ax + 8 * v), A[v]));
+      }
     }
   }
   for (int v = 0; v < kVecs; ++v) {
@@ -463,8 +471,8 @@ void radial_head(double* __restrict a, double* __restrict r2, const float* __res
       a[l] += m + sigma * static_cast<double>(z1[l]);
       const double t = std::sqrt(r2[l]) + sigma * static_cast<double>(g[l]);
       r2[l] = t * t + c[l];
-      ns[l] += a[l] * a[l] + r2[l];
-      ax[l] += a[l];
+      ns[l] = (First ? 0.0 : ns[l]) + (a[l] * a[l] + r2[l]);
+      ax[l] = (First ? 0.0 : ax[l]) + a[l];
     }
   }
 #endif
@@ -963,11 +971,10 @@ void Simulator::radial_group(std::int64_t first, int nl, Workspace<float>& w) co
       for (int j = 0; j < 2 * nv; ++j) w.rz[j * G + l] = w.tmp[j];
       chi2_fill(lane, w, w.rc.data() + l, nv, kLanes);
     }
-    w.rns.head(nt * G).setZero();
-    w.rax.head(nt * G).setZero();
     for (int h = 0; h < H; ++h)
-      radial_head(w.ra.data() + h * G, w.rr2.data() + h * G, w.rz.data() + h * nt * G, w.rz.data() + (nv + h * nt) * G,
-                  w.rc.data() + h * nt * G, w.rns.data(), w.rax.data(), nt, m, sigma);
+      (h == 0 ? radial_head<true> : radial_head<false>)(w.ra.data() + h * G, w.rr2.data() + h * G,
+                                                        w.rz.data() + h * nt * G, w.rz.data() + (nv + h * nt) * G,
+                                                        w.rc.data() + h * nt * G, w.rns.data(), w.rax.data(), nt, m, sigma);
     // ||o_0||^2 itself is not a competitor of position 0.
     radial_n2(w.rns.data(), den2_.data() + t0, nt, t0 == 0 ? 1 : 0, w.rn2.data(), mx.data());
     if (t0 == 0)
