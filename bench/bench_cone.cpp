@@ -1,6 +1,7 @@
-// Monte-Carlo kernel of the cone model (issue 2): full-vector sampling, prefix sums, norms.
-// Yardstick: bench/peers/numpy_cone.py (gauss, d=64, T=64, float32); bench/peers/cone_peer.sh
-// runs both and prints the ratio.
+// Monte-Carlo kernel of the cone model (issue 2): full-vector sampling, prefix sums, norms
+// (BM_cone_mc), and the radial estimator of the gauss model (BM_cone_mc_radial, O(T*H) draws
+// per sequence, issue 6). Yardstick: bench/peers/numpy_cone.py (gauss, d=64, T=64, float32,
+// full-vector); bench/peers/cone_peer.sh runs them and prints the ratios.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -25,32 +26,37 @@ ConePoint bench_point(int d, int T) {
   return p;
 }
 
-// Once, before timing: the kernel's E||o_t||^2 at the last position agrees with
+// Once per estimator, before timing: the kernel's E||o_t||^2 at the last position agrees with
 // m^2 + d sigma^2 / T (exact for gauss) within 5 standard errors; abort otherwise.
-void validate_once() {
-  static bool done = false;
-  if (done) return;
-  done = true;
+void validate_once(McEstimator estimator) {
+  static bool done[2] = {false, false};
+  if (done[static_cast<int>(estimator)]) return;
+  done[static_cast<int>(estimator)] = true;
   const ConePoint p = bench_point(64, 64);
   McOptions opt;
   opt.trials = 4000;
   opt.seed = 7;
+  opt.estimator = estimator;
   const McResult r = simulate(p, {63}, opt);
   const auto& s = r.stats[0][static_cast<int>(Quantity::norm_sq_mean)];
   const double expected = 1.0 + 64.0 / 64.0;
   if (!(std::fabs(s.mean - expected) < 5.0 * s.std_error())) std::abort();
 }
 
-void BM_cone_mc(benchmark::State& state) {
-  validate_once();
+void run_cone_mc(benchmark::State& state, McEstimator estimator) {
+  validate_once(estimator);
   const int d = static_cast<int>(state.range(0)), T = static_cast<int>(state.range(1));
   const ConePoint p = bench_point(d, T);
   std::vector<int> positions(static_cast<std::size_t>(T));
   std::iota(positions.begin(), positions.end(), 0);  // all positions, as the CLI's default
   McOptions opt;
   opt.threads = static_cast<int>(state.range(2));
-  // Enough sequences per iteration that thread start-up and merging are amortised as in a run.
-  opt.trials = std::max<std::int64_t>(4096, (std::int64_t{1} << 24) / (static_cast<std::int64_t>(d) * T));
+  opt.estimator = estimator;
+  // Enough sequences per iteration that thread start-up and merging are amortised as in a run
+  // (radial: its cost grows with T, not with d).
+  opt.trials = estimator == McEstimator::full
+                   ? std::max<std::int64_t>(4096, (std::int64_t{1} << 24) / (static_cast<std::int64_t>(d) * T))
+                   : std::max<std::int64_t>(16384, (std::int64_t{1} << 22) / T);
   opt.seed = 1;
   for (auto _ : state) {
     McResult r = simulate(p, positions, opt);
@@ -61,7 +67,16 @@ void BM_cone_mc(benchmark::State& state) {
   state.counters["sequences/s"] = benchmark::Counter(seqs, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["vectors/s"] = benchmark::Counter(seqs * T, benchmark::Counter::kIsIterationInvariantRate);
 }
+
+void BM_cone_mc(benchmark::State& state) { run_cone_mc(state, McEstimator::full); }
+void BM_cone_mc_radial(benchmark::State& state) { run_cone_mc(state, McEstimator::radial); }
+
 BENCHMARK(BM_cone_mc)
+    ->ArgNames({"d", "T", "threads"})
+    ->ArgsProduct({{16, 64, 256}, {16, 64, 256}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_cone_mc_radial)
     ->ArgNames({"d", "T", "threads"})
     ->ArgsProduct({{16, 64, 256}, {16, 64, 256}, {1, 2}})
     ->Unit(benchmark::kMillisecond)

@@ -182,10 +182,18 @@ std::string point_dir_name(const SweepPlan& plan, std::size_t point) {
 
 // ---- the theory kind ---------------------------------------------------------------------------
 
-const std::vector<std::string> kTheoryKeys = {"model", "d", "T", "theta", "mu", "sigma", "m", "heads", "mask"};
+const std::vector<std::string> kTheoryKeys = {"model", "d", "T", "theta", "mu", "sigma", "m", "heads", "mask", "estimator"};
 const sim::KeyValues kTheoryDefaults = {{"model", "gauss"}, {"mask", "causal"}, {"theta", sweep::canonical_number(std::numbers::pi / 3)},
                                         {"mu", "1"},        {"sigma", "1"},     {"m", "1"},
                                         {"heads", "1"}};
+// The Monte-Carlo estimator of a theory run: the grid key `estimator` if swept, else full. Not in
+// kTheoryDefaults, so sweeps that do not sweep it keep the sweep.toml (and identity) they had.
+theory::McEstimator cone_estimator(const SweepPlan& plan, std::size_t point) {
+  const auto values = plan.point_values(point);
+  for (std::size_t a = 0; a < plan.axes().size(); ++a)
+    if (plan.axes()[a].key == "estimator" && values[a] == "radial") return theory::McEstimator::radial;
+  return theory::McEstimator::full;
+}
 
 theory::ConePoint cone_point(const SweepPlan& plan, std::size_t point) {
   std::map<std::string, std::string> kv(kTheoryDefaults.begin(), kTheoryDefaults.end());
@@ -213,7 +221,7 @@ std::string theory_header(const SweepPlan& plan) {
          "p0_beats_last_closed_form,p0_beats_last_mc,p0_largest_prob,p0_largest_union_bound\n";
 }
 
-std::string theory_row(const theory::ConePoint& p, std::int64_t trials, std::uint64_t seed) {
+std::string theory_row(const theory::ConePoint& p, theory::McEstimator estimator, std::int64_t trials, std::uint64_t seed) {
   using theory::Quantity;
   std::vector<int> positions{0};
   if (p.T > 1) positions.push_back(1);
@@ -222,6 +230,7 @@ std::string theory_row(const theory::ConePoint& p, std::int64_t trials, std::uin
   mo.trials = trials;
   mo.seed = seed;
   mo.threads = 1;
+  mo.estimator = estimator;
   const theory::McResult r = theory::simulate(p, positions, mo);
   auto stats = [&](int t, Quantity q) -> const RunningStats* {
     for (std::size_t i = 0; i < r.positions.size(); ++i)
@@ -392,7 +401,7 @@ ResolvedSweep resolve_theory(const CLI::App& sub, const SweepOptions& o) {
                                               "trials", "shard", "resume", "force", "keep-runs", "out", "seed"};
     if (opt->count() > 0 && !own.count(name))
       throw UsageError("--" + name, "is a train option; --kind theory sweeps the cone model (grid keys: model, d, T, theta, "
-                                    "mu, sigma, m, heads, mask)");
+                                    "mu, sigma, m, heads, mask, estimator)");
   }
   if (!o.experiment.empty()) throw UsageError("--experiment", "only a train sweep has variants");
   if (o.keep_runs) throw UsageError("--keep-runs", "a theory sweep has no run directories");
@@ -400,12 +409,13 @@ ResolvedSweep resolve_theory(const CLI::App& sub, const SweepOptions& o) {
   for (const std::string& spec : o.grid) {
     const auto [key, list] = sweep::split_grid_spec(spec);
     const std::string option = "--grid " + key;
-    if (key == "model" || key == "mask") {
-      const std::set<std::string> accepted =
-          key == "model" ? std::set<std::string>{"axis", "cap", "gauss"} : std::set<std::string>{"causal", "bidirectional"};
+    if (key == "model" || key == "mask" || key == "estimator") {
+      const std::string names = key == "model" ? "axis, cap, gauss" : key == "mask" ? "causal, bidirectional" : "full, radial";
+      const std::set<std::string> accepted = key == "model"  ? std::set<std::string>{"axis", "cap", "gauss"}
+                                             : key == "mask" ? std::set<std::string>{"causal", "bidirectional"}
+                                                             : std::set<std::string>{"full", "radial"};
       axes.push_back(parse_axis(key, list, ValueKind::name, [&](const std::string& v) {
-        if (!accepted.count(v))
-          throw UsageError(option, "value '" + v + "' is not one of " + (key == "model" ? "axis, cap, gauss" : "causal, bidirectional"));
+        if (!accepted.count(v)) throw UsageError(option, "value '" + v + "' is not one of " + names);
       }));
     } else if (key == "d" || key == "T" || key == "heads") {
       const long lo = key == "d" ? 2 : 1, hi = key == "d" ? 1L << 16 : key == "T" ? 1L << 20 : 1L << 15;
@@ -413,7 +423,7 @@ ResolvedSweep resolve_theory(const CLI::App& sub, const SweepOptions& o) {
     } else if (key == "theta" || key == "mu" || key == "sigma" || key == "m") {
       axes.push_back(parse_axis(key, list, ValueKind::number, [](const std::string&) {}));
     } else {
-      throw UsageError("--grid", "unknown key '" + key + "' for --kind theory (accepted: model, d, T, theta, mu, sigma, m, heads, mask)");
+      throw UsageError("--grid", "unknown key '" + key + "' for --kind theory (accepted: model, d, T, theta, mu, sigma, m, heads, mask, estimator)");
     }
   }
   for (const char* needed : {"d", "T"})
@@ -426,6 +436,7 @@ ResolvedSweep resolve_theory(const CLI::App& sub, const SweepOptions& o) {
   for (std::size_t p = 0; p < plan.points(); ++p) {
     try {
       theory::validate(cone_point(plan, p));
+      theory::validate_estimator(cone_point(plan, p), cone_estimator(plan, p));
     } catch (const UsageError& e) {
       throw UsageError("--grid", "point " + plan.point_key(p) + ": " + e.what());
     }
@@ -443,7 +454,8 @@ ResolvedSweep resolve_theory(const CLI::App& sub, const SweepOptions& o) {
   rs.run_row = [base_seed, trials, plan_ptr](std::size_t run, const fs::path&) {
     const SweepPlan& pl = *plan_ptr;
     const std::uint64_t seed = pl.run_seed(base_seed, run);
-    return std::to_string(seed) + "," + theory_row(cone_point(pl, run / static_cast<std::size_t>(pl.seeds())), trials, seed);
+    const std::size_t point = run / static_cast<std::size_t>(pl.seeds());
+    return std::to_string(seed) + "," + theory_row(cone_point(pl, point), cone_estimator(pl, point), trials, seed);
   };
   return rs;
 }
@@ -662,7 +674,8 @@ void add_sweep_commands(CLI::App& app) {
       ->check(CLI::IsMember({"train", "theory"}));
   sub->add_option("--grid", o->grid,
                   "KEY=LIST, repeatable; points are the Cartesian product. KEY: a train option without dashes (or "
-                  "`variant`); theory: model, d, T, theta, mu, sigma, m, heads, mask. LIST: a,b,c or lo:hi:xk")
+                  "`variant`); theory: model, d, T, theta, mu, sigma, m, heads, mask, estimator (full, radial). LIST: a,b,c or "
+                  "lo:hi:xk")
       ->check(CLI::Validator(
           [](std::string& s) -> std::string {
             return s.find('=') == std::string::npos ? "must be KEY=LIST, e.g. d-model=16,32" : std::string();

@@ -34,6 +34,7 @@ struct ConeOptions {
   std::int64_t trials = 10000;
   std::uint64_t seed = 1;
   int threads = 1;
+  std::string estimator = "full";
   std::string out;
   bool force = false;
 };
@@ -100,6 +101,8 @@ void run_cone(const CLI::App& sub, const ConeOptions& o) {
   std::vector<double> params{0.0};  // the model's swept parameter: theta (cap), m (gauss)
   if (base.model == ValueModel::cap) params = parse_double_list("--theta", o.theta);
   if (base.model == ValueModel::gauss) params = parse_double_list("--m", o.m);
+  const McEstimator estimator = o.estimator == "radial" ? McEstimator::radial : McEstimator::full;
+  validate_estimator(base, estimator);
 
   std::vector<ConePoint> points;
   for (long d : ds)
@@ -126,6 +129,7 @@ void run_cone(const CLI::App& sub, const ConeOptions& o) {
   mo.trials = o.trials;
   mo.seed = o.seed;
   mo.threads = o.threads;
+  mo.estimator = estimator;
   AtomicFile csv(csv_path);
   csv.stream() << cone_csv_header();
   std::cout << cone_table_header();
@@ -164,6 +168,11 @@ void add_cone(CLI::App& theory) {
   cone->add_option("--seed", o->seed, "Base seed; each point derives its own from it and its parameters")
       ->check(unsigned_integer());
   cone->add_option("--threads", o->threads, "Worker threads (results do not depend on it)")->check(CLI::Range(1, 1024));
+  cone->add_option("--estimator", o->estimator,
+                   "Monte-Carlo estimator: full (samples all T*d coordinates; the independent check of the closed "
+                   "forms) or radial (gauss only: per head the axis component and squared norm of the rest, "
+                   "O(T*heads) draws per sequence, the same law)")
+      ->check(CLI::IsMember({"full", "radial"}));
   cone->add_option("--out", o->out, "CSV file to write (the resolved config goes next to it as .config.toml)");
   cone->add_flag("--force", o->force, "Overwrite existing output files");
   add_config_option(*cone, [cone, o] { run_cone(*cone, *o); });

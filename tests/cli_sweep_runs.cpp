@@ -232,6 +232,22 @@ TEST_CASE("sweep --kind theory sweeps the cone model", "[cli][sweep]") {
   CHECK(slurp(a / "sweep.toml").find("kind = \"theory\"") != std::string::npos);
 }
 
+TEST_CASE("sweep --kind theory takes the Monte-Carlo estimator as the grid key `estimator`", "[cli][sweep]") {
+  const std::string args = "sweep --kind theory --grid d=16 --grid T=8 --grid estimator=full,radial --trials 2000 --seed 4";
+  const fs::path a = scratch.file("theory_estimator1"), b = scratch.file("theory_estimator2");
+  REQUIRE(run_p0sim(args + " --threads 1 --out " + a.string()).code == 0);
+  REQUIRE(run_p0sim(args + " --threads 2 --out " + b.string()).code == 0);
+  const std::string csv = slurp(a / "results.csv");
+  CHECK(slurp(b / "results.csv") == csv);
+  const auto rows = lines(csv);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].rfind("T,d,estimator,seed_index,", 0) == 0);
+  CHECK(rows[1].rfind("8,16,full,0,", 0) == 0);
+  CHECK(rows[2].rfind("8,16,radial,0,", 0) == 0);
+  CHECK(rows[1].substr(rows[1].find(",0,")) != rows[2].substr(rows[2].find(",0,")));  // other draws
+  CHECK(slurp(a / "sweep.toml").find("estimator") != std::string::npos);
+}
+
 TEST_CASE("sweep takes an experiment's variants as the grid key `variant`", "[cli][sweep]") {
   const fs::path cfg = scratch.file("exp.toml");
   std::ofstream(cfg) << "vocab = 16\nd-model = 16\nheads = 2\nseq-len = 8\nbatch = 8\ntask = \"firstrecall\"\nsteps = 20\n"
@@ -289,6 +305,9 @@ TEST_CASE("sweep rejects bad input with one line naming the option, exit 2, and 
       {"sweep --kind theory --grid d=8 --grid T=4 --grid lr=1 --out " + out.string(), "unknown key 'lr'"},
       {"sweep --kind theory --grid d=1 --grid T=4 --out " + out.string(), "--grid d"},
       {"sweep --kind theory --grid d=8 --grid T=4 --d-model 8 --out " + out.string(), "--d-model"},
+      {"sweep --kind theory --grid d=8 --grid T=4 --grid estimator=fast --out " + out.string(), "--grid estimator"},
+      {"sweep --kind theory --grid d=8 --grid T=4 --grid model=gauss,cap --grid estimator=radial --out " + out.string(),
+       "radial needs --model gauss, got cap"},
       {"sweep-merge " + busy.string() + " --out " + out.string(), "sweep.toml"},
   };
   for (const Case& c : cases) {

@@ -85,6 +85,22 @@ TEST_CASE("theory cone reproduces its CSV from the resolved config it wrote", "[
   CHECK(csv.find("cap,causal,3,5,2,") == std::string::npos);
 }
 
+TEST_CASE("theory cone takes --estimator from a TOML config, records it, and reproduces the CSV from it", "[cli][theory]") {
+  TempDir dir;
+  std::ofstream(dir / "radial.toml") << "model = \"gauss\"\nd = [3, 16]\nT = 9\nheads = 1\nm = 0.5\ntrials = 500\n"
+                                        "estimator = \"radial\"\n";
+  const Run a = run(dir, "--config radial.toml --threads 1 --out a.csv");
+  REQUIRE(a.code == 0);
+  const std::string cfg = slurp(dir / "a.config.toml");
+  CHECK(cfg.find("\nestimator = \"radial\"\n") != std::string::npos);
+  REQUIRE(run(dir, "--config a.config.toml --threads 2 --out b.csv").code == 0);
+  CHECK(slurp(dir / "a.csv") == slurp(dir / "b.csv"));
+  // The command line wins over the file; full is another estimator, so other numbers.
+  REQUIRE(run(dir, "--config radial.toml --estimator full --out c.csv").code == 0);
+  CHECK(slurp(dir / "c.config.toml").find("\nestimator = \"full\"\n") != std::string::npos);
+  CHECK(slurp(dir / "c.csv") != slurp(dir / "a.csv"));
+}
+
 TEST_CASE("theory cone refuses to overwrite without --force", "[cli][theory]") {
   TempDir dir;
   REQUIRE(run(dir, kSmall + "--out x.csv").code == 0);
@@ -112,6 +128,9 @@ TEST_CASE("theory cone rejects bad input with exit 2, one line naming the option
       {"--model gauss --d 4 --T 4 --positions 1,x --trials 10", "--positions"},
       {"--model gauss --d 4:2:x2 --T 4 --trials 10", "--d"},
       {"--model gauss --d 4 --T 4 --threads 0 --trials 10", "--threads"},
+      {"--model cap --d 4 --T 4 --estimator radial --trials 10", "--estimator"},
+      {"--model axis --d 4 --T 4 --estimator radial --trials 10", "--estimator"},
+      {"--model gauss --d 4 --T 4 --estimator fast --trials 10", "--estimator"},
   }));
   TempDir dir;
   CAPTURE(args);

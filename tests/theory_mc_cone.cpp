@@ -83,6 +83,41 @@ TEST_CASE("the normal stream is standard normal (Kolmogorov-Smirnov) and continu
   CHECK(dmax < 1.949 / std::sqrt(static_cast<double>(n)));
 }
 
+TEST_CASE("vectorised and scalar uniform generators give bit-identical numbers in (0,1)", "[theory][mc]") {
+  CAPTURE(philox_normals_vectorised());
+  std::vector<float> a(kNormalsPerCall), b(kNormalsPerCall);
+  for (std::uint64_t key : {0ull, 1ull, 0x0123456789abcdefull, ~0ull}) {
+    for (std::uint64_t stream : {0ull, 7ull, 1ull << 40}) {
+      for (std::uint64_t call : {0ull, 1ull, 1000ull, (1ull << 27) - 1}) {
+        const std::uint64_t block0 = call * (kNormalsPerCall / 4);
+        philox_uniforms(a.data(), key, stream, block0);
+        philox_uniforms_scalar(b.data(), key, stream, block0);
+        CAPTURE(key, stream, block0);
+        REQUIRE(std::memcmp(a.data(), b.data(), sizeof(float) * a.size()) == 0);
+        for (float u : a) REQUIRE((u > 0.0f && u < 1.0f));
+      }
+    }
+  }
+}
+
+TEST_CASE("the uniform stream is uniform (Kolmogorov-Smirnov) and continues across fills", "[theory][mc]") {
+  const int n = 200000;
+  std::vector<float> u(n), y(n);
+  UniformStream gen(4321, 9);
+  gen.fill(u.data(), n);
+  UniformStream pieces(4321, 9);
+  for (int done = 0, step = 1; done < n; done += step, step = step * 3 % 1001 + 1)
+    pieces.fill(y.data() + done, std::min(step, n - done));
+  REQUIRE(std::memcmp(u.data(), y.data(), sizeof(float) * n) == 0);
+  std::sort(u.begin(), u.end());
+  double dmax = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const double F = u[static_cast<std::size_t>(i)];
+    dmax = std::max({dmax, std::fabs(F - static_cast<double>(i) / n), std::fabs(F - static_cast<double>(i + 1) / n)});
+  }
+  CHECK(dmax < 1.949 / std::sqrt(static_cast<double>(n)));  // KS critical value at level 0.001
+}
+
 TEST_CASE("Monte Carlo matches every closed form on the d x T grid", "[theory][mc][slow]") {
   struct Case {
     ValueModel model;

@@ -1,7 +1,7 @@
 #pragma once
 // Monte Carlo twin of theory/cone.hpp: simulates the actual value vectors (full-vector sampling,
-// prefix sums, norms), one counter-based Philox stream per trial, so the result does not depend
-// on the thread count.
+// prefix sums, norms) or, for gauss, an exact-in-law reduction of them (the radial estimator);
+// counter-based Philox streams per trial, so the result does not depend on the thread count.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,11 +11,30 @@
 
 namespace p0sim::theory {
 
+// The Monte-Carlo estimator.
+// - full: samples all T*d coordinates of the value vectors (any model); the independent check of
+//   the closed forms.
+// - radial (gauss only): per head h keeps a = <S_t, u_h> and R2 = ||S_t - a u_h||^2 of the running
+//   sum S_t. A step adds m + sigma z1 to a and sets R2 <- (sqrt(R2) + sigma g)^2 + sigma^2 c, with
+//   z1, g ~ N(0,1) (g: the new vector's component along the current rest) and c ~ chi-square(k-2)
+//   (the rest of it). By rotational invariance (a_t, R2_t) has exactly the joint law of the
+//   full-vector (<S_t,u_h>, ||S_t - <S_t,u_h> u_h||^2), so every reported quantity has the same law;
+//   it needs O(T*H) draws per sequence instead of O(T*d). Bidirectional: one draw of the total,
+//   a = T m + sigma sqrt(T) z, R2 = T sigma^2 chi-square(k-1). Double precision state; chi-square
+//   = 2 Gamma by Marsaglia-Tsang (z^2 for one degree of freedom). Its streams differ from full's,
+//   so the two estimators are independent at one seed.
+enum class McEstimator { full, radial };
+std::string to_string(McEstimator e);
+
 struct McOptions {
   std::int64_t trials = 10000;
   std::uint64_t seed = 1;  // base seed; each point derives its own (point_seed) from it
   int threads = 1;
+  McEstimator estimator = McEstimator::full;
 };
+
+// Throws UsageError("--estimator", ...) when the estimator cannot run the point (radial needs gauss).
+void validate_estimator(const ConePoint& p, McEstimator e);
 
 // Running statistics per requested position (same order as `positions`) and quantity
 // (indexed by static_cast<int>(Quantity)).
@@ -29,8 +48,8 @@ struct McResult {
   std::vector<std::vector<RunningStats>> stats;  // [position index][quantity]
 };
 
-// Positions must be distinct and in [0, T). Throws UsageError for an invalid point (validate())
-// and rethrows a failure of the cap sampler.
+// Positions must be distinct and in [0, T). Throws UsageError for an invalid point (validate()) or
+// estimator (validate_estimator()) and rethrows a failure of the cap sampler.
 McResult simulate(const ConePoint& p, const std::vector<int>& positions, const McOptions& opt);
 
 // The seed of a point's streams: depends on the base seed and on the model parameters the point
@@ -59,17 +78,39 @@ void philox_normals_scalar(float* out, std::uint64_t key, std::uint64_t stream, 
 // Whether philox_normals runs the AVX-512 code.
 bool philox_normals_vectorised();
 
+// kNormalsPerCall uniforms on (0,1) from the same Philox blocks, 24 random bits each,
+// ((w >> 8) + 1/2) 2^-24 (exact in float): out[64 s + 16 j + l] from word j of block
+// block0 + 16 s + l (block0 a multiple of 32).
+void philox_uniforms(float* out, std::uint64_t key, std::uint64_t stream, std::uint64_t block0);
+void philox_uniforms_scalar(float* out, std::uint64_t key, std::uint64_t stream, std::uint64_t block0);
+
 // A stream of standard normals for (key, stream): fill() continues where the last call stopped.
 class NormalStream {
  public:
+  NormalStream() = default;
   NormalStream(std::uint64_t key, std::uint64_t stream) : key_(key), stream_(stream) {}
   void fill(float* out, std::int64_t n);
 
  private:
-  std::uint64_t key_;
-  std::uint64_t stream_;
+  std::uint64_t key_ = 0;
+  std::uint64_t stream_ = 0;
   std::uint64_t next_block_ = 0;
   int left_ = 0;  // unused normals at the end of spare_
+  alignas(64) float spare_[kNormalsPerCall];
+};
+
+// The same for uniforms on (0,1) (philox_uniforms).
+class UniformStream {
+ public:
+  UniformStream() = default;
+  UniformStream(std::uint64_t key, std::uint64_t stream) : key_(key), stream_(stream) {}
+  void fill(float* out, std::int64_t n);
+
+ private:
+  std::uint64_t key_ = 0;
+  std::uint64_t stream_ = 0;
+  std::uint64_t next_block_ = 0;
+  int left_ = 0;  // unused uniforms at the end of spare_
   alignas(64) float spare_[kNormalsPerCall];
 };
 
