@@ -184,6 +184,8 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
       // theory cone
       {"theory cone --model gauss --d 1 --T 4 --trials 10 --out o.csv", "--d"},
       {"theory cone --model cone --d 4 --T 4 --trials 10 --out o.csv", "--model"},
+      {"theory cone --model cap --estimator radial --d 4 --T 4 --trials 10 --out o.csv", "--estimator"},
+      {"theory cone --model gauss --estimator chain --d 4 --T 4 --trials 10 --out o.csv", "--estimator"},
       {"theory cone --model gauss --d 4 --T 4 --trials abc --out o.csv", "--trials"},
       {"theory cone --model gauss --d 4 --T 4 --trials 1 --out o.csv", "--trials"},
       {"theory cone --model cap --d 4 --T 4 --theta 3.2 --trials 10 --out o.csv", "--theta"},
@@ -209,6 +211,8 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
       {"train --steps -5 --out run", "--steps"},
       {train + " --batch two", "--batch"},
       {train + " --task copy", "--task"},
+      {train + " --task firstrecall-lookup --trigger-prob 0.4", "--trigger-prob"},  // facts + queries + triggers <= 1
+      {train + " --task firstrecall-lookup --vocab 49", "--vocab"},                 // lookup's 46 + 4 triggers
       {train + " --d-model 12 --heads 4 --pos rope", "--pos"},
       {train + " --checkpoint-every -1", "--checkpoint-every"},
       {train + " --seed 1.5", "--seed"},
