@@ -1,0 +1,32 @@
+# p0sim plot: heat_loss. Redraw (and restyle) in this directory: gnuplot heat_loss.gp
+if (!exists("outfile")) outfile = "heat_loss.png"
+set terminal pngcairo noenhanced size 480,360 font "sans,10"
+set output outfile
+set palette rgb 33,13,10
+
+# panel 0
+set title "final probe loss (mean over seeds)"
+set xlabel "lr"
+set ylabel "task"
+unset logscale
+set autoscale
+set xtics autofreq norotate
+set ytics autofreq
+set grid
+$p0 << EOD
+3.7693103154500327 3.80045215288798 4.150065104166667
+3.80119260152181 3.8798745473225913 4.134625593821208
+2.9251742362976074 2.9300169944763184 2.9814273516337075
+EOD
+unset grid
+set xrange [-0.5:2.5]
+set yrange [2.5:-0.5]
+set autoscale cb
+set xtics ("1e-3" 0, "3e-3" 1, "1e-2" 2)
+set ytics ("firstrecall" 0, "backcopy-indep" 1, "firstrecall-lookup" 2)
+plot $p0 matrix with image notitle, \
+     $p0 matrix using 1:2:($3 == $3 ? sprintf("%.2f", $3) : "-") with labels font ",9" notitle
+set autoscale
+set xtics autofreq
+set ytics autofreq
+unset output
