@@ -8,11 +8,13 @@
 #include <cmath>
 #include <cstring>
 #include <numbers>
+#include <string>
 #include <vector>
 
 #include "common/stats.hpp"
 #include "theory/cone.hpp"
 #include "theory/cone_mc.hpp"
+#include "tests/theory_support.hpp"
 
 using namespace p0sim::theory;
 
@@ -32,31 +34,33 @@ ConePoint make_point(ValueModel model, int d, int T, double param, AttnMask mask
   return p;
 }
 
-std::vector<int> grid_positions(int T) {
-  std::vector<int> pos{0, 1, T / 2, T - 1};
-  pos.erase(std::remove_if(pos.begin(), pos.end(), [T](int t) { return t >= T; }), pos.end());
-  std::sort(pos.begin(), pos.end());
-  pos.erase(std::unique(pos.begin(), pos.end()), pos.end());
-  return pos;
-}
+std::vector<int> grid_positions(int T) { return p0sim::test::positions_within(T, {0, 1, T / 2, T - 1}); }
 
-bool same_bits(const p0sim::RunningStats& a, const p0sim::RunningStats& b) {
-  return a.n == b.n && std::memcmp(&a.mean, &b.mean, sizeof(double)) == 0 && std::memcmp(&a.m2, &b.m2, sizeof(double)) == 0;
-}
+using p0sim::test::same_bits;
 
 }  // namespace
 
-TEST_CASE("vectorised and scalar normal generators give bit-identical numbers", "[theory][mc]") {
-  CAPTURE(philox_normals_vectorised());
+TEST_CASE("vectorised and scalar generators give bit-identical normals, and uniforms in (0,1)", "[theory][mc]") {
+  using Generator = void (*)(float*, std::uint64_t, std::uint64_t, std::uint64_t);
+  struct Pair {
+    const char* name;
+    Generator vectorised, scalar;
+  };
+  const Pair gen = GENERATE(Pair{"normals", philox_normals, philox_normals_scalar},
+                            Pair{"uniforms", philox_uniforms, philox_uniforms_scalar});
+  const bool uniforms = std::string(gen.name) == "uniforms";
+  CAPTURE(gen.name, philox_normals_vectorised());
   std::vector<float> a(kNormalsPerCall), b(kNormalsPerCall);
   for (std::uint64_t key : {0ull, 1ull, 0x0123456789abcdefull, ~0ull}) {
     for (std::uint64_t stream : {0ull, 7ull, 1ull << 40}) {
       for (std::uint64_t call : {0ull, 1ull, 1000ull, (1ull << 27) - 1}) {
         const std::uint64_t block0 = call * (kNormalsPerCall / 4);
-        philox_normals(a.data(), key, stream, block0);
-        philox_normals_scalar(b.data(), key, stream, block0);
+        gen.vectorised(a.data(), key, stream, block0);
+        gen.scalar(b.data(), key, stream, block0);
         CAPTURE(key, stream, block0);
         REQUIRE(std::memcmp(a.data(), b.data(), sizeof(float) * a.size()) == 0);
+        if (uniforms)
+          for (float u : a) REQUIRE((u > 0.0f && u < 1.0f));
       }
     }
   }
@@ -81,23 +85,6 @@ TEST_CASE("the normal stream is standard normal (Kolmogorov-Smirnov) and continu
   }
   // KS critical value at level 0.001: 1.949 / sqrt(n).
   CHECK(dmax < 1.949 / std::sqrt(static_cast<double>(n)));
-}
-
-TEST_CASE("vectorised and scalar uniform generators give bit-identical numbers in (0,1)", "[theory][mc]") {
-  CAPTURE(philox_normals_vectorised());
-  std::vector<float> a(kNormalsPerCall), b(kNormalsPerCall);
-  for (std::uint64_t key : {0ull, 1ull, 0x0123456789abcdefull, ~0ull}) {
-    for (std::uint64_t stream : {0ull, 7ull, 1ull << 40}) {
-      for (std::uint64_t call : {0ull, 1ull, 1000ull, (1ull << 27) - 1}) {
-        const std::uint64_t block0 = call * (kNormalsPerCall / 4);
-        philox_uniforms(a.data(), key, stream, block0);
-        philox_uniforms_scalar(b.data(), key, stream, block0);
-        CAPTURE(key, stream, block0);
-        REQUIRE(std::memcmp(a.data(), b.data(), sizeof(float) * a.size()) == 0);
-        for (float u : a) REQUIRE((u > 0.0f && u < 1.0f));
-      }
-    }
-  }
 }
 
 TEST_CASE("the uniform stream is uniform (Kolmogorov-Smirnov) and continues across fills", "[theory][mc]") {

@@ -15,6 +15,7 @@
 #include "common/stats.hpp"
 #include "theory/cone.hpp"
 #include "theory/cone_mc.hpp"
+#include "tests/theory_support.hpp"
 
 using namespace p0sim::theory;
 
@@ -41,17 +42,9 @@ McOptions radial_options(std::int64_t trials, std::uint64_t seed, int threads = 
   return opt;
 }
 
-std::vector<int> some_positions(int T) {
-  std::vector<int> pos{0, 1, 2, T / 3, T / 2, T - 1};
-  pos.erase(std::remove_if(pos.begin(), pos.end(), [T](int t) { return t >= T; }), pos.end());
-  std::sort(pos.begin(), pos.end());
-  pos.erase(std::unique(pos.begin(), pos.end()), pos.end());
-  return pos;
-}
+std::vector<int> some_positions(int T) { return p0sim::test::positions_within(T, {0, 1, 2, T / 3, T / 2, T - 1}); }
 
-bool same_bits(const p0sim::RunningStats& a, const p0sim::RunningStats& b) {
-  return a.n == b.n && std::memcmp(&a.mean, &b.mean, sizeof(double)) == 0 && std::memcmp(&a.m2, &b.m2, sizeof(double)) == 0;
-}
+using p0sim::test::same_bits;
 
 }  // namespace
 

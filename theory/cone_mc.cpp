@@ -373,13 +373,12 @@ void stream_fill(float* out, std::int64_t n, std::uint64_t key, std::uint64_t st
 
 }  // namespace
 
-void NormalStream::fill(float* out, std::int64_t n) {
-  stream_fill<philox_normals>(out, n, key_, stream_, next_block_, left_, spare_);
+template <void (*Generate)(float*, std::uint64_t, std::uint64_t, std::uint64_t)>
+void PhiloxFloatStream<Generate>::fill(float* out, std::int64_t n) {
+  stream_fill<Generate>(out, n, key_, stream_, next_block_, left_, spare_);
 }
-
-void UniformStream::fill(float* out, std::int64_t n) {
-  stream_fill<philox_uniforms>(out, n, key_, stream_, next_block_, left_, spare_);
-}
+template class PhiloxFloatStream<philox_normals>;
+template class PhiloxFloatStream<philox_uniforms>;
 
 #pragma GCC diagnostic pop
 #pragma GCC pop_options

@@ -84,34 +84,23 @@ bool philox_normals_vectorised();
 void philox_uniforms(float* out, std::uint64_t key, std::uint64_t stream, std::uint64_t block0);
 void philox_uniforms_scalar(float* out, std::uint64_t key, std::uint64_t stream, std::uint64_t block0);
 
-// A stream of standard normals for (key, stream): fill() continues where the last call stopped.
-class NormalStream {
+// A stream of the numbers `Generate` makes (kNormalsPerCall per call) for (key, stream): fill()
+// continues where the last call stopped.
+template <void (*Generate)(float*, std::uint64_t, std::uint64_t, std::uint64_t)>
+class PhiloxFloatStream {
  public:
-  NormalStream() = default;
-  NormalStream(std::uint64_t key, std::uint64_t stream) : key_(key), stream_(stream) {}
-  void fill(float* out, std::int64_t n);
+  PhiloxFloatStream() = default;
+  PhiloxFloatStream(std::uint64_t key, std::uint64_t stream) : key_(key), stream_(stream) {}
+  void fill(float* out, std::int64_t n);  // defined for the two streams below
 
  private:
   std::uint64_t key_ = 0;
   std::uint64_t stream_ = 0;
   std::uint64_t next_block_ = 0;
-  int left_ = 0;  // unused normals at the end of spare_
+  int left_ = 0;  // unused numbers at the end of spare_
   alignas(64) float spare_[kNormalsPerCall];
 };
-
-// The same for uniforms on (0,1) (philox_uniforms).
-class UniformStream {
- public:
-  UniformStream() = default;
-  UniformStream(std::uint64_t key, std::uint64_t stream) : key_(key), stream_(stream) {}
-  void fill(float* out, std::int64_t n);
-
- private:
-  std::uint64_t key_ = 0;
-  std::uint64_t stream_ = 0;
-  std::uint64_t next_block_ = 0;
-  int left_ = 0;  // unused uniforms at the end of spare_
-  alignas(64) float spare_[kNormalsPerCall];
-};
+using NormalStream = PhiloxFloatStream<philox_normals>;    // standard normals
+using UniformStream = PhiloxFloatStream<philox_uniforms>;  // uniforms on (0,1)
 
 }  // namespace p0sim::theory
