@@ -267,28 +267,41 @@ void dot_rows(S* out, Index ldo, const S* X, Index ldx, const S* YT, Index ldy, 
   }
 }
 // out[i*ldo + d] = alpha * sum_{j in [lo,hi)} w[i*wi + j*wj] * Y[j*ldy + d] for i < NB, d < D.
+// D is covered by 16-wide chunks, then one 8-wide chunk (D = C/H = 8 is common at small C), then a
+// partial chunk. Every path accumulates each output element over j in the same order with the
+// same operations, so the choice of path changes speed, not bits (tests/sim_grad_layers.cpp).
+template <typename S, int NB, int W>
+void mix_chunk(S* out, Index ldo, const S* w, Index wi, Index wj, const S* Y, Index ldy, Index lo, Index hi,
+               Index db, S alpha) {
+  using Chunk = Eigen::Array<S, W, 1>;
+  Chunk acc[NB];
+  for (int i = 0; i < NB; ++i) acc[i].setZero();
+  for (Index j = lo; j < hi; ++j) {
+    const Eigen::Map<const Chunk> y(Y + j * ldy + db);
+    for (int i = 0; i < NB; ++i) acc[i] += w[i * wi + j * wj] * y;
+  }
+  for (int i = 0; i < NB; ++i) Eigen::Map<Chunk>(out + i * ldo + db) = alpha * acc[i];
+}
 template <typename S, int NB>
 void mix(S* out, Index ldo, const S* w, Index wi, Index wj, const S* Y, Index ldy, Index lo, Index hi, Index D,
          S alpha) {
   using Chunk = Eigen::Array<S, kLane, 1>;
   using Part = Eigen::Array<S, Eigen::Dynamic, 1>;
-  for (Index db = 0; db < D; db += kLane) {
-    const Index wd = std::min(kLane, D - db);
+  Index db = 0;
+  for (; db + kLane <= D; db += kLane) mix_chunk<S, NB, kLane>(out, ldo, w, wi, wj, Y, ldy, lo, hi, db, alpha);
+  if (db + kLane / 2 <= D) {
+    mix_chunk<S, NB, kLane / 2>(out, ldo, w, wi, wj, Y, ldy, lo, hi, db, alpha);
+    db += kLane / 2;
+  }
+  if (db < D) {  // the last partial chunk
+    const Index wd = D - db;
     Chunk acc[NB];
     for (int i = 0; i < NB; ++i) acc[i].setZero();
-    if (wd == kLane) {
-      for (Index j = lo; j < hi; ++j) {
-        const Eigen::Map<const Chunk> y(Y + j * ldy + db);
-        for (int i = 0; i < NB; ++i) acc[i] += w[i * wi + j * wj] * y;
-      }
-      for (int i = 0; i < NB; ++i) Eigen::Map<Chunk>(out + i * ldo + db) = alpha * acc[i];
-    } else {  // the last partial chunk of D (D % 16 != 0)
-      for (Index j = lo; j < hi; ++j) {
-        const Eigen::Map<const Part> y(Y + j * ldy + db, wd);
-        for (int i = 0; i < NB; ++i) acc[i].head(wd) += w[i * wi + j * wj] * y;
-      }
-      for (int i = 0; i < NB; ++i) Eigen::Map<Part>(out + i * ldo + db, wd) = alpha * acc[i].head(wd);
+    for (Index j = lo; j < hi; ++j) {
+      const Eigen::Map<const Part> y(Y + j * ldy + db, wd);
+      for (int i = 0; i < NB; ++i) acc[i].head(wd) += w[i * wi + j * wj] * y;
     }
+    for (int i = 0; i < NB; ++i) Eigen::Map<Part>(out + i * ldo + db, wd) = alpha * acc[i].head(wd);
   }
 }
 // Runs kernel<NB> for the nb (1..kBlock) rows of the last, partial block too.
@@ -328,7 +341,14 @@ void attention_probs(S* row, Index len, AttnKind attn) {
   }
   Chunk m = ChunkMap(row);
   for (Index c = kLane; c < len; c += kLane) m = m.max(ChunkMap(row + c));
-  S mx = m.maxCoeff();
+  // The row maximum reduced in registers where one packet holds the chunk (maxCoeff goes through
+  // memory); a maximum is exact, so either way gives the same bits.
+  S mx;
+  using Packet = typename Eigen::internal::packet_traits<S>::type;
+  if constexpr (Eigen::internal::unpacket_traits<Packet>::size == kLane)
+    mx = Eigen::internal::predux_max(Eigen::internal::ploadu<Packet>(m.data()));
+  else
+    mx = m.maxCoeff();
   // softmax1 = exp(s)/(1 + sum exp(s)): the 1 is an extra logit fixed at 0, hence max >= 0.
   if (attn == AttnKind::softmax1) mx = std::max(mx, S(0));
   Chunk sum = Chunk::Zero();

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <tuple>
 #include <vector>
 
@@ -186,6 +188,41 @@ TEST_CASE("attention backward matches finite differences for every mask and atte
   // Every coordinate for the tiny shape; 600 random ones for the wide shapes keeps this fast.
   const auto idx = C <= 6 ? all_indices(N * 3 * C) : p0sim::test::sample_indices(N * 3 * C, 600, rng);
   CHECK(fd_error(qkv.data(), dqkv.data(), idx, loss) < tol);
+}
+
+TEST_CASE("attention's weighted sums give the same bits whichever vector width the head dimension selects",
+          "[sim][attention]") {
+  // mix picks a vector width from the head dimension D; every path must add the terms of each output
+  // element in index order, one rounding per step: a fused multiply-add where the target has FMA
+  // (g++ contracts a*b+c by default), else a multiply then an add. So the result must equal that
+  // scalar loop bit for bit, whatever D: the width changes speed, never the bits of a run.
+  const Index D = GENERATE(Index{3}, Index{8}, Index{13}, Index{16}, Index{24}, Index{29}, Index{40});
+  const bool by_column = GENERATE(false, true);  // weights read along rows (forward) or columns (dk, dv)
+  CAPTURE(D, by_column);
+  constexpr int NB = 4;
+  const Index n = 11, ldy = D + 5, ldo = D + 3, lo = 2, hi = n;
+  PhiloxStream rng(21, 0);
+  std::vector<float> w(NB * n * 2), Y(n * ldy), out(NB * ldo, -1.0f), want(NB * ldo, -1.0f);
+  for (auto& x : w) x = static_cast<float>(rng.normal());
+  for (auto& x : Y) x = static_cast<float>(rng.normal());
+  const Index wi = by_column ? 1 : n, wj = by_column ? n : 1;
+  const float alpha = 0.37f;
+  mix<float, NB>(out.data(), ldo, w.data(), wi, wj, Y.data(), ldy, lo, hi, D, alpha);
+  for (int i = 0; i < NB; ++i)
+    for (Index d = 0; d < D; ++d) {
+      float acc = 0.0f;
+      for (Index j = lo; j < hi; ++j) {
+#ifdef __FMA__
+        acc = std::fma(w[i * wi + j * wj], Y[j * ldy + d], acc);
+#else
+        volatile float term = w[i * wi + j * wj] * Y[j * ldy + d];  // volatile: no contraction
+        acc = acc + term;
+#endif
+      }
+      want[i * ldo + d] = alpha * acc;
+    }
+  CHECK(std::equal(out.begin(), out.end(), want.begin(),
+                   [](float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }));
 }
 
 TEST_CASE("activation backward matches finite differences", "[sim][grad]") {
