@@ -175,6 +175,25 @@ task_cell() {  # task, weight decay, layers [, learning rate] -> one variant nam
   task_cell backcopyindep 0.5 4 1e-3
   task_cell frlookup 0.5 3
 } > stage_g_20000_steps.toml
+# Stage H: the long contexts that stages B and F could not learn in 1000 steps (T = 128, 256), for
+# 5000 steps with a cosine schedule, B*T = 1024 tokens per step, C = 64, L = 2.
+{
+  echo "# Search stage H (issue 4): task x T in {128, 256} (B*T = 1024), C=64, L=2, wd 0.1, 5000 steps, cosine."
+  echo "# p0sim experiment --config configs/search/stage_h_long_context.toml --seeds 3 --threads 2 --out DIR"
+  base | sed '/^seq-len =/d; /^batch =/d; /^probe-every =/d'
+  echo "steps = 5000"
+  echo 'schedule = "cosine"'
+  echo "probe-every = 250"
+  printf '\n[experiment]\nmain = ""\ncontrol = ""\n'
+  for task in firstrecall frlookup; do
+    for T in 128 256; do
+      printf '\n[variants.%s_T%s]\n' "$task" "$T"
+      task_overrides "$task"
+      echo "seq-len = $T"
+      echo "batch = $((1024 / T))"
+    done
+  done
+} > stage_h_long_context.toml
 # The controls on the one kind of cell where a sink emerged in most seeds (stage D:
 # firstrecall-lookup, L = 2, wd 0.1, 3/3 seeds): the same config without the causal asymmetry
 # (prefix-bidirectional), with a BOS token, with RoPE or absolute positions, with sigmoid

@@ -14,8 +14,8 @@ set xtics autofreq norotate
 set ytics autofreq
 set grid
 $p0 << EOD
-1 0.66666666666666674 0
-1 1 0
+1 0.66666666666666663 0
+1 1 0.33333333333333331
 1 1 0
 EOD
 unset grid
