@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Seconds to identification emergence on firstrecall, p0sim (BM_emergence) against the PyTorch
-# peer (torch_emergence.py), same config, same seeds (1..3), one thread each, run in one go; prints
+# peer (torch_emergence.py), same config, same seeds (1..SEEDS), one thread each, run in one go; prints
 # each median and the ratio (torch / p0sim: how many times sooner p0sim gets there), in wall and in
 # process CPU seconds (the steadier figure on a shared machine).
 #
 #   bench/peers/emergence_peer.sh [BUILD_DIR]      (default ./build; needs p0sim_bench)
 #   env: POINTS (default "64,32 32,16": the default firstrecall config and the smallest point),
+#        SEEDS (default 3: seeds 1..SEEDS on both sides; the medians are over them),
 #        PYTHON (default /usr/bin/python3), OPENBLAS_CORETYPE (default from the CPU flags),
 #        ATEN_CPU_CAPABILITY (default avx512 where the CPU has it; see train_peer.sh)
 set -euo pipefail
@@ -14,6 +15,8 @@ root="$(cd "$here/../.." && pwd)"
 build="$(cd "${1:-$root/build}" && pwd)"
 py="${PYTHON:-/usr/bin/python3}"
 points="${POINTS:-64,32 32,16}"
+seeds="${SEEDS:-3}"
+[[ "$seeds" =~ ^[1-9][0-9]*$ ]] || { echo "SEEDS: expected a positive integer, got '$seeds'" >&2; exit 2; }
 [ -x "$build/p0sim_bench" ] || { echo "need $build/p0sim_bench" >&2; exit 2; }
 . "$here/torch_env.sh"
 work="$(mktemp -d)"
@@ -27,13 +30,13 @@ for p in $points; do
   peer_args+=(--point "$p")
 done
 echo "== p0sim BM_emergence ($points), one thread" >&2
-P0SIM_EMERGE_THREADS=1 "$build/p0sim_bench" --benchmark_filter="$filter" --benchmark_format=json > "$work/p0sim.json"
+P0SIM_EMERGE_SEEDS="$seeds" P0SIM_EMERGE_THREADS=1 "$build/p0sim_bench" --benchmark_filter="$filter" --benchmark_format=json > "$work/p0sim.json"
 echo "== PyTorch peer, one thread, OpenBLAS" >&2
 env LD_PRELOAD="$openblas" ${OPENBLAS_CORETYPE:+OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE} \
   ${ATEN_CPU_CAPABILITY:+ATEN_CPU_CAPABILITY=$ATEN_CPU_CAPABILITY} OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 \
-  "$py" "$here/torch_emergence.py" "${peer_args[@]}" > "$work/torch.jsonl"
+  "$py" "$here/torch_emergence.py" --seeds "$seeds" "${peer_args[@]}" > "$work/torch.jsonl"
 
-"$py" - "$work/p0sim.json" "$work/torch.jsonl" <<'PYEOF'
+"$py" - "$work/p0sim.json" "$work/torch.jsonl" "$seeds" <<'PYEOF'
 import json, re, sys
 p0 = json.load(open(sys.argv[1]))
 lines = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
@@ -45,7 +48,7 @@ for b in p0["benchmarks"]:
     m = re.match(r"BM_emergence/d:(\d+)/T:(\d+)", b["name"])
     if m:
         ours[tuple(map(int, m.groups()))] = b
-print("median over seeds 1..3; seconds are wall [process CPU]; ratio = torch / p0sim")
+print(f"median over seeds 1..{sys.argv[3]}; seconds are wall [process CPU]; ratio = torch / p0sim")
 print(f"{'point':<12}{'p0sim steps':>12}{'torch steps':>12}{'p0sim s':>18}{'torch s':>18}{'ratio':>16}{'emerged p0/torch':>18}")
 for r in rows:
     b = ours.get((r["d"], r["T"]))
