@@ -345,7 +345,7 @@ void attention_probs(S* row, Index len, AttnKind attn) {
   // memory); a maximum is exact, so either way gives the same bits.
   S mx;
   using Packet = typename Eigen::internal::packet_traits<S>::type;
-  if constexpr (Eigen::internal::unpacket_traits<Packet>::size == kLane)
+  if constexpr (Eigen::internal::packet_traits<S>::size == kLane)
     mx = Eigen::internal::predux_max(Eigen::internal::ploadu<Packet>(m.data()));
   else
     mx = m.maxCoeff();
