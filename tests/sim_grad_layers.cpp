@@ -202,7 +202,8 @@ TEST_CASE("attention's weighted sums give the same bits whichever vector width t
   constexpr int NB = 4;
   const Index n = 11, ldy = D + 5, ldo = D + 3, lo = 2, hi = n;
   PhiloxStream rng(21, 0);
-  std::vector<float> w(NB * n * 2), Y(n * ldy), out(NB * ldo, -1.0f), want(NB * ldo, -1.0f);
+  // w is an (n,n) score block read along rows (wi = n, wj = 1) or along columns (wi = 1, wj = n).
+  std::vector<float> w(n * n), Y(n * ldy), out(NB * ldo, -1.0f), want(NB * ldo, -1.0f);
   for (auto& x : w) x = static_cast<float>(rng.normal());
   for (auto& x : Y) x = static_cast<float>(rng.normal());
   const Index wi = by_column ? 1 : n, wj = by_column ? n : 1;
