@@ -270,39 +270,31 @@ void dot_rows(S* out, Index ldo, const S* X, Index ldx, const S* YT, Index ldy, 
 // D is covered by 16-wide chunks, then one 8-wide chunk (D = C/H = 8 is common at small C), then a
 // partial chunk. Every path accumulates each output element over j in the same order with the
 // same operations, so the choice of path changes speed, not bits (tests/sim_grad_layers.cpp).
+// One chunk of `width` columns from db: W is its width at compile time, or Eigen::Dynamic for the
+// partial chunk (at most kLane wide, so it stays on the stack).
 template <typename S, int NB, int W>
 void mix_chunk(S* out, Index ldo, const S* w, Index wi, Index wj, const S* Y, Index ldy, Index lo, Index hi,
-               Index db, S alpha) {
-  using Chunk = Eigen::Array<S, W, 1>;
+               Index db, Index width, S alpha) {
+  using Chunk = Eigen::Array<S, W, 1, Eigen::ColMajor, W == Eigen::Dynamic ? kLane : W, 1>;
   Chunk acc[NB];
-  for (int i = 0; i < NB; ++i) acc[i].setZero();
+  for (int i = 0; i < NB; ++i) acc[i].setZero(width);
   for (Index j = lo; j < hi; ++j) {
-    const Eigen::Map<const Chunk> y(Y + j * ldy + db);
+    const Eigen::Map<const Chunk> y(Y + j * ldy + db, width);
     for (int i = 0; i < NB; ++i) acc[i] += w[i * wi + j * wj] * y;
   }
-  for (int i = 0; i < NB; ++i) Eigen::Map<Chunk>(out + i * ldo + db) = alpha * acc[i];
+  for (int i = 0; i < NB; ++i) Eigen::Map<Chunk>(out + i * ldo + db, width) = alpha * acc[i];
 }
 template <typename S, int NB>
 void mix(S* out, Index ldo, const S* w, Index wi, Index wj, const S* Y, Index ldy, Index lo, Index hi, Index D,
          S alpha) {
-  using Chunk = Eigen::Array<S, kLane, 1>;
-  using Part = Eigen::Array<S, Eigen::Dynamic, 1>;
+  constexpr Index kHalf = kLane / 2;
   Index db = 0;
-  for (; db + kLane <= D; db += kLane) mix_chunk<S, NB, kLane>(out, ldo, w, wi, wj, Y, ldy, lo, hi, db, alpha);
-  if (db + kLane / 2 <= D) {
-    mix_chunk<S, NB, kLane / 2>(out, ldo, w, wi, wj, Y, ldy, lo, hi, db, alpha);
-    db += kLane / 2;
+  for (; db + kLane <= D; db += kLane) mix_chunk<S, NB, kLane>(out, ldo, w, wi, wj, Y, ldy, lo, hi, db, kLane, alpha);
+  if (db + kHalf <= D) {
+    mix_chunk<S, NB, kHalf>(out, ldo, w, wi, wj, Y, ldy, lo, hi, db, kHalf, alpha);
+    db += kHalf;
   }
-  if (db < D) {  // the last partial chunk
-    const Index wd = D - db;
-    Chunk acc[NB];
-    for (int i = 0; i < NB; ++i) acc[i].setZero();
-    for (Index j = lo; j < hi; ++j) {
-      const Eigen::Map<const Part> y(Y + j * ldy + db, wd);
-      for (int i = 0; i < NB; ++i) acc[i].head(wd) += w[i * wi + j * wj] * y;
-    }
-    for (int i = 0; i < NB; ++i) Eigen::Map<Part>(out + i * ldo + db, wd) = alpha * acc[i].head(wd);
-  }
+  if (db < D) mix_chunk<S, NB, Eigen::Dynamic>(out, ldo, w, wi, wj, Y, ldy, lo, hi, db, D - db, alpha);
 }
 // Runs kernel<NB> for the nb (1..kBlock) rows of the last, partial block too.
 template <typename F>
