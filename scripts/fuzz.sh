@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (preset `fuzz`: ASan + UBSan, build-fuzz/, the g++
-# builds are untouched) and runs each for a bounded time on a copy of its seed corpus
-# (tests/fuzz_corpus/<target>/), printing executions per second and total executions.
+# builds are untouched) and runs each for a bounded time from its seed corpus (config:
+# tests/fuzz_corpus/config/; npy: written by build-fuzz/npy_seeds from tests/fuzz/npy_seeds.hpp),
+# printing executions per second and total executions.
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
 # A crash leaves its input in build-fuzz/artifacts/ and fails the script: fix it, add the input to
 # tests/fuzz_corpus/<target>/ (tests/cli_fuzz_corpus.cpp replays it in every build).
@@ -12,13 +13,18 @@ cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
 mkdir -p build-fuzz/artifacts
 status=0
+rm -rf build-fuzz/seeds-npy
+build-fuzz/npy_seeds build-fuzz/seeds-npy
 for target in npy config; do
+  seeds=()
+  [ "$target" = npy ] && seeds+=(build-fuzz/seeds-npy)
+  [ -d "tests/fuzz_corpus/$target" ] && seeds+=("tests/fuzz_corpus/$target")
   work="build-fuzz/corpus-$target"
   rm -rf "$work" && mkdir -p "$work"
   log="build-fuzz/fuzz_$target.log"
-  # New inputs go to the scratch corpus; the seeds in tests/ are only read.
+  # New inputs go to the scratch corpus; the seed directories are only read.
   if ! "build-fuzz/fuzz_$target" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=4096 -timeout=10 \
-       -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/ "$work" "tests/fuzz_corpus/$target" >"$log" 2>&1; then
+       -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/ "$work" "${seeds[@]}" >"$log" 2>&1; then
     status=1
     echo "fuzz_$target: FAILED (see $log and build-fuzz/artifacts/)"
     tail -n 40 "$log"

@@ -217,30 +217,38 @@ NpyArray parse_npy(const std::string& content, const std::string& file) {
   return arr;
 }
 
-namespace {
-
-void write_raw(const fs::path& path, const std::string& dtype, const void* data, std::size_t item,
-               const std::vector<std::int64_t>& shape) {
+std::string npy_bytes(const std::string& dtype, const void* data, const std::vector<std::int64_t>& shape) {
+  const std::size_t item = item_size(dtype);
+  if (item == 0) throw RunError("npy_bytes: unsupported dtype '" + dtype + "'");
   std::int64_t count = 1;
   for (auto d : shape) {
-    if (d < 0) throw RunError("write_npy " + path.string() + ": negative dimension");
+    if (d < 0) throw RunError("npy_bytes: negative dimension");
     count *= d;
   }
-  const std::string header = make_header(dtype, shape);
+  std::string out = make_header(dtype, shape);
+  out.append(static_cast<const char*>(data), static_cast<std::size_t>(count) * item);
+  return out;
+}
+
+namespace {
+
+void write_raw(const fs::path& path, const std::string& dtype, const void* data, const std::vector<std::int64_t>& shape) {
+  for (auto d : shape)
+    if (d < 0) throw RunError("write_npy " + path.string() + ": negative dimension");
+  const std::string bytes = npy_bytes(dtype, data, shape);
   AtomicFile file(path);
-  file.stream().write(header.data(), static_cast<std::streamsize>(header.size()));
-  file.stream().write(static_cast<const char*>(data), static_cast<std::streamsize>(static_cast<std::size_t>(count) * item));
+  file.stream().write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   file.commit();
 }
 
 }  // namespace
 
 void write_npy(const fs::path& path, const float* data, const std::vector<std::int64_t>& shape) {
-  write_raw(path, "<f4", data, 4, shape);
+  write_raw(path, "<f4", data, shape);
 }
 
 void write_npy(const fs::path& path, const std::int32_t* data, const std::vector<std::int64_t>& shape) {
-  write_raw(path, "<i4", data, 4, shape);
+  write_raw(path, "<i4", data, shape);
 }
 
 }  // namespace p0sim::sim

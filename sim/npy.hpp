@@ -24,6 +24,11 @@ NpyArray read_npy(const std::filesystem::path& path);
 // The same from the file's bytes (`file` names it in errors); the fuzz target's entry point.
 NpyArray parse_npy(const std::string& content, const std::string& file);
 
+// A whole NPY file in memory, byte for byte what numpy.save writes: `data` holds the array's
+// little-endian C-order items of `dtype` ("<f4", "<f8", "<i4" or "<i8"). Throws p0sim::RunError on
+// another dtype or a negative dimension.
+std::string npy_bytes(const std::string& dtype, const void* data, const std::vector<std::int64_t>& shape);
+
 // Written atomically (temp file, fsync, rename). Throws p0sim::RunError on I/O failure.
 void write_npy(const std::filesystem::path& path, const float* data, const std::vector<std::int64_t>& shape);
 void write_npy(const std::filesystem::path& path, const std::int32_t* data, const std::vector<std::int64_t>& shape);
