@@ -5,6 +5,8 @@
 //                     threads), so cpu(2 threads) / cpu(1 thread) is the splitting overhead even
 //                     on a machine too loaded to show the wall-time speedup. Counters: chunks,
 //                     threads used, GFLOP/s (over wall time).
+//   BM_step_gemm_floor the step's linear-layer GEMMs alone (forward and backward, every chunk), args
+//                     (C,H,T,B): the lower bound on BM_parallel_step's time with Eigen's GEMM.
 //   BM_emergence      trains a firstrecall model from scratch (configs/train_firstrecall.toml:
 //                     V=64, H=4, L=2, F=4C, B=64, lr 3e-3, wd 0.1, clip 1, causal, NoPE, no BOS,
 //                     4 triggers at q=0.1, probes of 128 rows every 25 steps) over d x T until the
@@ -35,6 +37,7 @@
 #include <vector>
 
 #include "sim/data.hpp"
+#include "sim/layers.hpp"
 #include "sim/model.hpp"
 #include "sim/parallel_step.hpp"
 #include "sim/probe_trace.hpp"
@@ -111,6 +114,54 @@ BENCHMARK(BM_parallel_step)
     ->Args({64, 4, 32, 64, 2, 0})
     ->UseRealTime()
     ->MeasureProcessCPUTime()
+    ->Unit(benchmark::kMillisecond);
+
+// The step's GEMMs alone, back to back: for every chunk of chunk_count(c, B) (the split p0sim
+// train uses on any thread count), every linear layer's forward (W x), and backward (dW += x dy^T,
+// dx += W^T dy), through layers::gemm with the same presized packing space, on one thread. No
+// attention, norm, activation, loss, embedding, reduction or AdamW: a lower bound on the step's
+// time with Eigen's GEMM, whatever the other kernels become. BM_parallel_step at the same args
+// (threads 1, chunks 0) is the step itself, so step / floor is the most any non-GEMM work can win.
+void BM_step_gemm_floor(benchmark::State& state) {
+  namespace ly = p0sim::sim::layers;
+  const ModelConfig c = bench_model(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
+                                    static_cast<int>(state.range(2)));
+  const int B = static_cast<int>(state.range(3)), chunks = chunk_count(c, B);
+  const Eigen::Index C = c.d_model, F = c.d_ff, V = c.vocab, T = c.seq_len;
+  const Eigen::Index N = (B / chunks + (B % chunks ? 1 : 0)) * T;  // columns of the largest chunk
+  struct Linear { Eigen::Index in, out; };
+  std::vector<Linear> linears;
+  for (int l = 0; l < c.layers; ++l) linears.insert(linears.end(), {{C, 3 * C}, {C, C}, {C, F}, {F, C}});
+  linears.push_back({C, V});
+  ly::GemmSpace<float> ws;
+  Eigen::Index most = 0;
+  for (const Linear& f : linears) {
+    ly::matmul_reserve(ws, N, f.in, f.out);
+    most = std::max({most, f.in, f.out});
+  }
+  Eigen::VectorXf x = Eigen::VectorXf::Constant(most * N, 0.01f), y(most * N), dy = x, dx(most * N);
+  Eigen::VectorXf w = Eigen::VectorXf::Constant(most * most, 0.02f), dw(most * most);
+  for (auto _ : state) {
+    for (int k = 0; k < chunks; ++k) {
+      const Eigen::Index cols = (B / chunks + (k < B % chunks ? 1 : 0)) * T;
+      for (const Linear& f : linears) ly::matmul_forward(y.data(), x.data(), w.data(), cols, f.in, f.out, false, ws);
+      for (const Linear& f : linears)
+        ly::matmul_backward(dx.data(), dw.data(), dy.data(), x.data(), w.data(), cols, f.in, f.out, ws);
+    }
+    benchmark::DoNotOptimize(y.data());
+    benchmark::DoNotOptimize(dx.data());
+    benchmark::DoNotOptimize(dw.data());
+  }
+  double gemm_flops = 0.0;
+  for (const Linear& f : linears) gemm_flops += 6.0 * static_cast<double>(f.in * f.out) * B * T;
+  state.counters["chunks"] = chunks;
+  state.counters["GEMM_GFLOP/s"] = benchmark::Counter(gemm_flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_step_gemm_floor)
+    ->ArgNames({"C", "H", "T", "B"})
+    ->Args({32, 4, 16, 64})
+    ->Args({64, 4, 32, 64})
+    ->Args({128, 4, 64, 32})
     ->Unit(benchmark::kMillisecond);
 
 struct EmergenceRun {
