@@ -183,7 +183,7 @@ void write_heads_csv(const std::filesystem::path& path, const std::vector<ProbeR
   f.commit();
 }
 
-nlohmann::json probe_summary(const std::vector<ProbeRecord>& trace, const Emergence& e, const ProbeConfig& c, Task task,
+nlohmann::json probe_summary(const std::vector<ProbeRecord>& trace, const Emergence& e, const ProbeConfig& c,
                              bool bos) {
   nlohmann::json j;
   j["position_0"] = bos ? "the BOS position (the first position the model sees)" : "the first token";

@@ -102,7 +102,7 @@ Emergence analyse_trace(std::vector<ProbeRecord>& trace, const ProbeConfig& c, T
 void write_trace_csv(const std::filesystem::path& path, const std::vector<ProbeRecord>& trace);
 void write_heads_csv(const std::filesystem::path& path, const std::vector<ProbeRecord>& trace);
 // The "probe" section of summary.json.
-nlohmann::json probe_summary(const std::vector<ProbeRecord>& trace, const Emergence& e, const ProbeConfig& c, Task task,
+nlohmann::json probe_summary(const std::vector<ProbeRecord>& trace, const Emergence& e, const ProbeConfig& c,
                              bool bos);
 
 }  // namespace p0sim::sim

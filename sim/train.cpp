@@ -303,7 +303,7 @@ void write_run(const fs::path& dir, const Model<float>& model, const TrainConfig
   if (!r.probes.empty()) {
     write_trace_csv(dir / "trace.csv", r.probes);
     write_heads_csv(dir / "heads.csv", r.probes);
-    s["probe"] = probe_summary(r.probes, r.emergence, c.probe, c.data.task, c.model.bos);
+    s["probe"] = probe_summary(r.probes, r.emergence, c.probe, c.model.bos);
     // The task's accuracy at the last probe, under the names the issue uses.
     const ProbeRecord& last = r.probes.back();
     auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };

@@ -9,10 +9,6 @@
 // order, and the blocks' sums are merged in block order, so every thread count gives the same bits.
 #include "theory/cone_mc.hpp"
 
-// GCC 12 reports the _mm512_undefined_* placeholders inside its own AVX-512 intrinsics (reached
-// through Eigen's reductions and the generator below) as maybe-uninitialized: a false positive.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-
 #include <Eigen/Core>
 #include <algorithm>
 #include <array>
