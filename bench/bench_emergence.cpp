@@ -157,10 +157,10 @@ void BM_step_gemm_floor(benchmark::State& state) {
   state.counters["chunks"] = chunks;
   state.counters["GEMM_GFLOP/s"] = benchmark::Counter(gemm_flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
+// Every BM_emergence point (B = 64, what emergence_peer.sh looks up), and the step config.
 BENCHMARK(BM_step_gemm_floor)
     ->ArgNames({"C", "H", "T", "B"})
-    ->Args({32, 4, 16, 64})
-    ->Args({64, 4, 32, 64})
+    ->ArgsProduct({{32, 64, 128}, {4}, {16, 32, 64}, {64}})
     ->Args({128, 4, 64, 32})
     ->Unit(benchmark::kMillisecond);
 
