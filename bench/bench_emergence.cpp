@@ -116,7 +116,7 @@ BENCHMARK(BM_parallel_step)
     ->MeasureProcessCPUTime()
     ->Unit(benchmark::kMillisecond);
 
-// The step's GEMMs alone, back to back: for every chunk of chunk_count(c, B) (the split p0sim
+// The step's GEMMs alone, back to back: for every chunk of ParallelStep's split (the one p0sim
 // train uses on any thread count), every linear layer's forward (W x), and backward (dW += x dy^T,
 // dx += W^T dy), through layers::gemm with the same presized packing space, on one thread. No
 // attention, norm, activation, loss, embedding, reduction or AdamW: a lower bound on the step's
@@ -126,9 +126,10 @@ void BM_step_gemm_floor(benchmark::State& state) {
   namespace ly = p0sim::sim::layers;
   const ModelConfig c = bench_model(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
                                     static_cast<int>(state.range(2)));
-  const int B = static_cast<int>(state.range(3)), chunks = chunk_count(c, B);
+  const int B = static_cast<int>(state.range(3));
+  const std::vector<int> chunk_rows = ParallelStep(c, B, 1).chunk_rows();  // the split p0sim train uses
   const Eigen::Index C = c.d_model, F = c.d_ff, V = c.vocab, T = c.seq_len;
-  const Eigen::Index N = (B / chunks + (B % chunks ? 1 : 0)) * T;  // columns of the largest chunk
+  const Eigen::Index N = chunk_rows.front() * T;  // columns of the largest chunk
   struct Linear { Eigen::Index in, out; };
   std::vector<Linear> linears;
   for (int l = 0; l < c.layers; ++l) linears.insert(linears.end(), {{C, 3 * C}, {C, C}, {C, F}, {F, C}});
@@ -142,8 +143,8 @@ void BM_step_gemm_floor(benchmark::State& state) {
   Eigen::VectorXf x = Eigen::VectorXf::Constant(most * N, 0.01f), y(most * N), dy = x, dx(most * N);
   Eigen::VectorXf w = Eigen::VectorXf::Constant(most * most, 0.02f), dw(most * most);
   for (auto _ : state) {
-    for (int k = 0; k < chunks; ++k) {
-      const Eigen::Index cols = (B / chunks + (k < B % chunks ? 1 : 0)) * T;
+    for (const int rows : chunk_rows) {
+      const Eigen::Index cols = rows * T;
       for (const Linear& f : linears) ly::matmul_forward(y.data(), x.data(), w.data(), cols, f.in, f.out, false, ws);
       for (const Linear& f : linears)
         ly::matmul_backward(dx.data(), dw.data(), dy.data(), x.data(), w.data(), cols, f.in, f.out, ws);
@@ -154,7 +155,7 @@ void BM_step_gemm_floor(benchmark::State& state) {
   }
   double gemm_flops = 0.0;
   for (const Linear& f : linears) gemm_flops += 6.0 * static_cast<double>(f.in * f.out) * B * T;
-  state.counters["chunks"] = chunks;
+  state.counters["chunks"] = static_cast<double>(chunk_rows.size());
   state.counters["GEMM_GFLOP/s"] = benchmark::Counter(gemm_flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 // Every BM_emergence point (B = 64, what emergence_peer.sh looks up), and the step config.

@@ -217,12 +217,16 @@ NpyArray parse_npy(const std::string& content, const std::string& file) {
   return arr;
 }
 
-std::string npy_bytes(const std::string& dtype, const void* data, const std::vector<std::int64_t>& shape) {
+namespace {
+
+// The whole file; `context` starts the error messages.
+std::string file_bytes(const std::string& context, const std::string& dtype, const void* data,
+                       const std::vector<std::int64_t>& shape) {
   const std::size_t item = item_size(dtype);
-  if (item == 0) throw RunError("npy_bytes: unsupported dtype '" + dtype + "'");
+  if (item == 0) throw RunError(context + ": unsupported dtype '" + dtype + "'");
   std::int64_t count = 1;
   for (auto d : shape) {
-    if (d < 0) throw RunError("npy_bytes: negative dimension");
+    if (d < 0) throw RunError(context + ": negative dimension");
     count *= d;
   }
   std::string out = make_header(dtype, shape);
@@ -230,18 +234,18 @@ std::string npy_bytes(const std::string& dtype, const void* data, const std::vec
   return out;
 }
 
-namespace {
-
 void write_raw(const fs::path& path, const std::string& dtype, const void* data, const std::vector<std::int64_t>& shape) {
-  for (auto d : shape)
-    if (d < 0) throw RunError("write_npy " + path.string() + ": negative dimension");
-  const std::string bytes = npy_bytes(dtype, data, shape);
+  const std::string bytes = file_bytes("write_npy " + path.string(), dtype, data, shape);
   AtomicFile file(path);
   file.stream().write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   file.commit();
 }
 
 }  // namespace
+
+std::string npy_bytes(const std::string& dtype, const void* data, const std::vector<std::int64_t>& shape) {
+  return file_bytes("npy_bytes", dtype, data, shape);
+}
 
 void write_npy(const fs::path& path, const float* data, const std::vector<std::int64_t>& shape) {
   write_raw(path, "<f4", data, shape);

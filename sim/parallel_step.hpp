@@ -73,6 +73,8 @@ class ParallelStep {
   ~ParallelStep();
 
   int chunks() const { return static_cast<int>(chunk_rows_.size()); }
+  // Rows of each chunk, in chunk order (the first is the largest).
+  const std::vector<int>& chunk_rows() const { return chunk_rows_; }
   int threads() const;
 
   // rows: (batch, T+1). Leaves d(mean loss)/d(params) in model.grads() (overwritten) and returns
