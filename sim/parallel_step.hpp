@@ -13,15 +13,13 @@
 //
 // The thread pool and every buffer are created in the constructor; step() allocates nothing.
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 #include <Eigen/Core>
 
+#include "common/thread_pool.hpp"
 #include "sim/model.hpp"
 
 namespace p0sim::sim {
@@ -41,29 +39,6 @@ inline constexpr int kMaxChunks = 8;
 // The number of chunks for a batch of B rows: min(kMaxChunks, B, floor(B*row_flops / kMinChunkFlops)),
 // at least 1. Depends on the config only.
 int chunk_count(const ModelConfig& c, int batch);
-
-// A fixed pool of worker threads; run(n, f) calls f(i) for i in 0..n-1 on the caller and the workers.
-class ThreadPool {
- public:
-  explicit ThreadPool(int threads);  // threads - 1 workers; the caller is the other one
-  ~ThreadPool();
-  ThreadPool(const ThreadPool&) = delete;
-  ThreadPool& operator=(const ThreadPool&) = delete;
-  int size() const { return static_cast<int>(workers_.size()) + 1; }
-  // Every thread t in 0..size()-1 calls job(ctx, t) once; returns when all have. No allocation.
-  void run(void (*job)(void*, int), void* ctx);
-
- private:
-  void worker(int id);
-  std::vector<std::thread> workers_;
-  std::mutex mu_;
-  std::condition_variable start_cv_, done_cv_;
-  std::uint64_t generation_ = 0;
-  int pending_ = 0;
-  bool stop_ = false;
-  void (*job_)(void*, int) = nullptr;
-  void* ctx_ = nullptr;
-};
 
 class ParallelStep {
  public:

@@ -1,0 +1,1 @@
+// Keeps the study library non-empty while its sources move in.
