@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "common/sweep.hpp"
+#include "study/sweep.hpp"
 
 namespace {
 

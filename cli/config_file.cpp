@@ -9,6 +9,8 @@
 
 #include "cli/commands.hpp"
 #include "common/errors.hpp"
+#include "study/config_toml.hpp"
+#include "study/run_options.hpp"
 
 namespace p0sim::cli {
 
@@ -34,33 +36,32 @@ std::string toml_quote(const std::string& v) {
 }  // namespace
 
 void apply_config_file(CLI::App& sub, const std::string& path, const std::string& option) {
-  std::vector<CLI::ConfigItem> items;
-  try {
-    items = CLI::ConfigTOML().from_file(path);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(option, "cannot read '" + path + "': " + e.what());
-  }
-  for (const auto& item : items) {
-    if (item.name == "++" || item.name == "--") continue;  // section markers
-    if (!item.parents.empty())
-      throw UsageError(option, "'" + path + "': sections are not accepted (key '" + item.fullname() + "')");
-    if (item.name == "config" || item.name == "resume")
+  const study::TomlDocument doc = study::read_toml(path, option);
+  if (!doc.sections.empty())
+    throw UsageError(option, "'" + path + "':" + std::to_string(doc.sections.front().line) + ": sections are not accepted ('[" +
+                                 doc.sections.front().name + "]')");
+  for (const study::TomlEntry& item : doc.root) {
+    if (item.key == "config" || item.key == "resume")
       throw UsageError(option, "'" + path + "': a config file cannot name another config or a run to resume");
-    CLI::Option* opt = sub.get_option_no_throw("--" + item.name);
-    if (opt == nullptr || item.name == "help")
-      throw UsageError(option, "'" + path + "': unknown key '" + item.name + "' for '" + sub.get_name() + "'");
-    if (opt->count() > 0) continue;  // the command line wins
-    std::vector<std::string> inputs = item.inputs;
-    if (inputs.size() > 1 && opt->get_items_expected_max() == 1) {
-      std::string joined;  // a TOML array for a list option: d = [4, 8] means --d 4,8
-      for (const auto& v : inputs) joined += (joined.empty() ? "" : ",") + v;
-      inputs = {joined};
+    CLI::Option* opt = sub.get_option_no_throw("--" + item.key);
+    if (opt == nullptr || item.key == "help" || opt->get_lnames().empty()) {
+      std::vector<std::string> keys;
+      for (const CLI::Option* o : sub.get_options())
+        if (!o->get_lnames().empty() && o->get_single_name() != "help" && o->get_single_name() != "config")
+          keys.push_back(o->get_single_name());
+      const std::string near = study::nearest_option(item.key, keys);
+      throw UsageError(option, item.at + ": unknown key '" + item.key + "' for '" + sub.get_name() + "'" +
+                                   (near.empty() ? "" : " (did you mean '" + near + "'?)"));
     }
+    if (opt->count() > 0) continue;  // the command line wins
+    // A TOML array for a list option: d = [4, 8] means --d 4,8.
+    std::vector<std::string> inputs = {item.text};
+    if (item.is_array && opt->get_items_expected_max() > 1) inputs = item.items;
     try {
       for (const auto& v : inputs) opt->add_result(v);
       opt->run_callback();
     } catch (const CLI::ParseError& e) {
-      throw UsageError(option, "'" + path + "': key '" + item.name + "': " + e.what());
+      throw UsageError(option, item.where + ": " + e.what());
     }
   }
 }

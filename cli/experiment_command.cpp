@@ -15,7 +15,7 @@
 #include "cli/commands.hpp"
 #include "common/errors.hpp"
 #include "common/files.hpp"
-#include "sim/experiment.hpp"
+#include "study/experiment.hpp"
 
 namespace p0sim::cli {
 namespace fs = std::filesystem;
@@ -52,7 +52,7 @@ void run_experiment_command(ExperimentOptions o) {
     if (o.config.empty()) o.config = (dir / "experiment.toml").string();
   }
   if (o.config.empty()) throw UsageError("--config", "an experiment TOML is required");
-  sim::ExperimentConfig c = sim::read_experiment_config(o.config, "--config");
+  study::ExperimentConfig c = study::read_experiment_config(o.config, "--config");
   std::vector<std::string> names;
   if (o.variants.empty()) {
     for (const auto& v : c.variants) names.push_back(v.name);
@@ -75,7 +75,7 @@ void run_experiment_command(ExperimentOptions o) {
     // The runs on disk must be the runs this config describes, or the verdict would mix two experiments.
     std::ifstream in(dir / "experiment.toml");
     const std::string on_disk{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    if (on_disk != sim::experiment_toml(c))
+    if (on_disk != study::experiment_toml(c))
       throw UsageError("--resume", "'" + (dir / "experiment.toml").string() + "' describes a different experiment than '" +
                                        o.config + "' (and --variants)");
     if (::access(dir.c_str(), W_OK) != 0) throw UsageError("--resume", "directory '" + o.out + "' is not writable");
@@ -86,17 +86,17 @@ void run_experiment_command(ExperimentOptions o) {
     prepare_output_dir("--out", o.out, o.force);
     // A forced restart must not pick up an older experiment's runs.
     fs::remove_all(dir / "runs", ec);
-    write_file_atomic(dir / "experiment.toml", sim::experiment_toml(c));
+    write_file_atomic(dir / "experiment.toml", study::experiment_toml(c));
   }
   const std::size_t total = names.size() * static_cast<std::size_t>(o.seeds);
   std::size_t done = 0;
-  const auto runs = sim::run_experiment(c, names, o.seeds, o.threads, dir, [&](const sim::RunRecord& r) {
+  const auto runs = study::run_experiment(c, names, o.seeds, o.threads, dir, [&](const study::RunRecord& r) {
     std::cerr << "[" << ++done << "/" << total << "] " << r.variant << " seed-" << r.seed_index << " done\n";
   }, o.resume);
-  write_file_atomic(dir / "results.csv", sim::results_csv(runs));
+  write_file_atomic(dir / "results.csv", study::results_csv(runs));
   // Runs with ablate = true: one table over all of them, variant and seed first.
   std::string ablations;
-  for (const sim::RunRecord& r : runs) {
+  for (const study::RunRecord& r : runs) {
     const fs::path f = dir / "runs" / r.variant / ("seed-" + std::to_string(r.seed_index)) / "ablations.csv";
     if (!fs::exists(f)) continue;
     std::ifstream in(f);
@@ -110,9 +110,9 @@ void run_experiment_command(ExperimentOptions o) {
     }
   }
   if (!ablations.empty()) write_file_atomic(dir / "ablations.csv", ablations);
-  const nlohmann::json verdict = sim::make_verdict(c, names, o.seeds, runs);
+  const nlohmann::json verdict = study::make_verdict(c, names, o.seeds, runs);
   write_file_atomic(dir / "verdict.json", verdict.dump(2) + "\n");
-  std::cout << sim::verdict_table(verdict) << "wrote " << dir.string() << "\n";
+  std::cout << study::verdict_table(verdict) << "wrote " << dir.string() << "\n";
 }
 
 }  // namespace

@@ -20,7 +20,7 @@
 #include "common/files.hpp"
 #include "common/format.hpp"
 #include "common/stats.hpp"
-#include "sim/experiment.hpp"
+#include "study/experiment.hpp"
 #include "sim/npy.hpp"
 
 namespace p0sim::cli {
@@ -321,16 +321,14 @@ std::vector<std::string> plot_results(const Table& t, const fs::path& out) {
 // A search (an experiment whose variants are the cells of a grid over a few train options, such as
 // configs/search/*.toml): one heatmap per metric over the first two varying options, one panel per
 // combination of the others. Returns nothing when the variants do not vary at least two options.
-std::vector<std::string> plot_search_heatmaps(const Table& t, const sim::ExperimentConfig& c, const fs::path& out) {
+std::vector<std::string> plot_search_heatmaps(const Table& t, const study::ExperimentConfig& c, const fs::path& out) {
   // Each variant's value of every option it or any other variant overrides.
   std::vector<std::string> keys;
   for (const auto& v : c.variants)
     for (const auto& kv : v.overrides)
       if (std::find(keys.begin(), keys.end(), kv.first) == keys.end()) keys.push_back(kv.first);
-  auto value_of = [&](const sim::ExperimentVariant& v, const std::string& key) {
-    for (const auto& kv : sim::variant_options(c, v))
-      if (kv.first == key) return kv.second;
-    return std::string();
+  auto value_of = [&](const study::ExperimentVariant& v, const std::string& key) {
+    return study::variant_options(c, v).get(key);
   };
   std::vector<std::string> varying;  // options that vary and are not a function of an earlier one
   for (const std::string& k : keys) {
@@ -354,16 +352,16 @@ std::vector<std::string> plot_search_heatmaps(const Table& t, const sim::Experim
   // Tried from the last options backwards, the first layout where every cell of the grid is one
   // variant wins: configs/search/stage_a_tasks.toml gives rows task/filler, columns weight-decay,
   // one panel per layer count. No such layout (a list of controls): bars only.
-  auto joined = [&](const sim::ExperimentVariant& v, const std::vector<std::string>& ks) {
+  auto joined = [&](const study::ExperimentVariant& v, const std::vector<std::string>& ks) {
     std::string s;
     for (const auto& k : ks) s += (s.empty() ? "" : "/") + value_of(v, k);
     return s;
   };
   std::string facet_key, col_key;
   std::vector<std::string> row_keys;
-  auto facet_of = [&](const sim::ExperimentVariant& v) { return facet_key.empty() ? "" : facet_key + " = " + value_of(v, facet_key); };
-  auto row_of = [&](const sim::ExperimentVariant& v) { return joined(v, row_keys); };
-  auto col_of = [&](const sim::ExperimentVariant& v) { return value_of(v, col_key); };
+  auto facet_of = [&](const study::ExperimentVariant& v) { return facet_key.empty() ? "" : facet_key + " = " + value_of(v, facet_key); };
+  auto row_of = [&](const study::ExperimentVariant& v) { return joined(v, row_keys); };
+  auto col_of = [&](const study::ExperimentVariant& v) { return value_of(v, col_key); };
   std::vector<std::string> facets, rows, cols;  // first-appearance order
   auto note = [](std::vector<std::string>& list, const std::string& x) {
     if (std::find(list.begin(), list.end(), x) == list.end()) list.push_back(x);
@@ -725,7 +723,7 @@ void run_plot(const PlotOptions& o) {
     // An experiment directory keeps its config: a search over options also gets heatmaps.
     const fs::path experiment_toml = results.path.parent_path() / "experiment.toml";
     if (fs::exists(experiment_toml)) {
-      const sim::ExperimentConfig c = sim::read_experiment_config(experiment_toml, "DIR");
+      const study::ExperimentConfig c = study::read_experiment_config(experiment_toml, "DIR");
       for (auto& m : plot_search_heatmaps(results, c, out)) made.push_back(std::move(m));
     }
     const fs::path ablations = results.path.parent_path() / "ablations.csv";

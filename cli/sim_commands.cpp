@@ -11,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/train_options.hpp"
+#include "study/run_options.hpp"
 #include "common/errors.hpp"
 #include "common/files.hpp"
 #include "common/format.hpp"
@@ -26,60 +27,6 @@ using namespace p0sim::sim;
 namespace {
 
 
-
-template <typename E, std::size_t N>
-E parse_enum(const std::string& s, const E (&values)[N]) {
-  for (E e : values)
-    if (to_string(e) == s) return e;
-  throw UsageError("enum", "unknown value '" + s + "'");  // unreachable behind IsMember
-}
-
-TrainConfig to_train_config(const TrainOptions& o) {
-  TrainConfig c;
-  c.model.vocab = o.vocab;
-  c.model.d_model = o.d_model;
-  c.model.heads = o.heads;
-  c.model.layers = o.layers;
-  c.model.d_ff = o.d_ff > 0 ? o.d_ff : 4 * o.d_model;
-  c.model.seq_len = o.seq_len;
-  c.model.mask = parse_enum(o.mask, {Mask::causal, Mask::bidirectional, Mask::prefix_bidirectional});
-  c.model.attn = parse_enum(o.attn, {Attn::softmax, Attn::softmax1, Attn::sigmoid});
-  c.model.pos = parse_enum(o.pos, {PosEnc::none, PosEnc::rope, PosEnc::absolute});
-  c.model.bos = o.bos;
-  c.model.norm = parse_enum(o.norm, {Norm::rms, Norm::layer});
-  c.model.act = parse_enum(o.act, {Act::gelu, Act::relu});
-  c.data.task = parse_enum(o.task, kAllTasks);
-  c.data.trigger_prob = o.trigger_prob;
-  c.data.filler = parse_enum(o.filler, {Filler::uniform, Filler::markov});
-  c.data.keys = o.keys;
-  c.data.values = o.values;
-  c.probe.every = o.probe_every;
-  c.probe.batch = o.probe_batch;
-  c.ablate = o.ablate;
-  c.probe.emerge_attn = o.emerge_attn;
-  c.probe.emerge_accuracy = o.emerge_accuracy;
-  c.probe.emerge_ratio = o.emerge_ratio;
-  c.probe.emerge_cos = o.emerge_cos;
-  c.probe.sink_eps = o.sink_eps;
-  c.data.vocab = o.vocab;
-  c.data.seq_len = o.seq_len;
-  c.data.markov_alpha = o.markov_alpha;
-  c.data.triggers = o.triggers;
-  c.data.seed = o.seed;
-  c.batch = o.batch;
-  c.steps = o.steps;
-  c.lr = o.lr;
-  c.warmup = o.warmup;
-  c.schedule = o.schedule == "cosine" ? Schedule::cosine : Schedule::constant;
-  c.adamw.weight_decay = o.weight_decay;
-  c.adamw.beta1 = o.beta1;
-  c.adamw.beta2 = o.beta2;
-  c.clip = o.clip;
-  c.seed = o.seed;
-  c.threads = o.threads;
-  c.log_every = o.log_every;
-  return c;
-}
 
 // One progress line: a redrawn bar on a terminal, else a plain line every --log-every steps.
 class Progress {
@@ -113,20 +60,18 @@ class Progress {
   double window_tokens_s_ = 0.0;
 };
 
+struct TrainCommand {
+  int threads = 1;
+  bool force = false;
+  std::string out, resume;
+  std::unique_ptr<RunOptionFlags> run;
+};
+
 void add_train(CLI::App& app) {
-  auto o = std::make_shared<TrainOptions>();
+  auto o = std::make_shared<TrainCommand>();
   auto* sub = app.add_subcommand("train", "Train the tiny transformer from scratch on a synthetic task");
-  add_train_options(*sub, *o);
+  o->run = std::make_unique<RunOptionFlags>(*sub, study::kEveryRun | study::kTrainOnly);
   sub->add_option("--threads", o->threads, "Threads splitting each step's batch (results never depend on it)")->check(CLI::Range(1, 1024));
-  sub->add_option("--warm-start", o->warm_start,
-                  "Initial weights: none (random init), or circuit (the hand-wired P0-Sink circuit of `theory "
-                  "circuit`, alpha -1, plus --warm-start-noise); warm_start.json says if training kept it")
-      ->check(CLI::IsMember({"none", "circuit"}));
-  sub->add_option("--warm-start-noise", o->warm_start_noise, "Std of the Gaussian noise added to the warm-start weights")
-      ->check(CLI::Range(0.0, 10.0));
-  sub->add_option("--checkpoint-every", o->checkpoint_every,
-                  "Write the whole training state to RUN_DIR/checkpoint/ every N steps and after the last (0 = off)")
-      ->check(CLI::Range(0, 1000000000));
   auto* out = sub->add_option("--out", o->out, "Run directory (created; must be empty unless --resume or --force)");
   auto* force = sub->add_flag("--force", o->force, "Write into a non-empty run directory, starting the run over");
   auto* resume = sub->add_option("--resume", o->resume,
@@ -145,14 +90,17 @@ void add_train(CLI::App& app) {
       o->out = o->resume;
     }
     if (o->out.empty()) throw UsageError("--out", "a run directory is required");
-    const TrainConfig c = to_train_config(*o);
+    const study::OptionValues values = o->run->values();
+    const study::RunSpec spec = values.spec();
+    TrainConfig c = spec.train;
+    c.threads = o->threads;
     validate(c);
     std::function<void(Model<float>&)> initialise;
     theory::CircuitPoint circuit;
-    if (o->warm_start == "circuit") {
+    if (spec.warm_start == study::WarmStart::circuit) {
       if (c.probe.every <= 0) throw UsageError("--warm-start", "circuit needs probes (--probe-every > 0) to report on it");
       circuit = theory::warm_start_point(c.model, theory::CircuitPoint{});
-      initialise = [&, noise = o->warm_start_noise](Model<float>& m) {
+      initialise = [&, noise = spec.warm_start_noise](Model<float>& m) {
         theory::warm_start_from_circuit(m, circuit, c.seed, noise);
       };
     }
@@ -172,13 +120,14 @@ void add_train(CLI::App& app) {
                                       " to continue the run in it, or --force to start it over)");
       prepare_output_dir("--out", o->out, o->force);
       fs::remove_all(checkpoint_dir(dir), ec);  // a forced restart must never resume an older run's state
-      write_file_atomic(dir / "config.toml", resolved_config(*sub));
+      write_file_atomic(dir / "config.toml", "# resolved configuration of 'p0sim train'; pass back with --config\n" +
+                                                 values.toml(study::kEveryRun | study::kTrainOnly));
     }
     Model<float> model(c.model, c.batch);
     Progress progress(c.steps, c.log_every);
     TrainControl control;
     control.on_step = std::ref(progress);
-    control.checkpoint_every = o->checkpoint_every;
+    control.checkpoint_every = spec.checkpoint_every;
     control.checkpoint_location = checkpoint_dir(dir).string();
     control.save_checkpoint = [&](const TrainState& st) { write_checkpoint(checkpoint_dir(dir), c, st); };
     if (checkpoint && !checkpoint->found)

@@ -22,8 +22,8 @@
 #include "common/files.hpp"
 #include "common/format.hpp"
 #include "common/lists.hpp"
-#include "common/sweep.hpp"
-#include "sim/experiment.hpp"
+#include "study/sweep.hpp"
+#include "study/experiment.hpp"
 #include "sim/train.hpp"
 #include "theory/cone.hpp"
 #include "theory/cone_mc.hpp"
@@ -37,7 +37,7 @@ using sweep::SweepPlan;
 namespace {
 
 struct SweepOptions {
-  TrainOptions train;  // the base point of a train sweep (and --seed, the base seed of both kinds)
+  std::unique_ptr<RunOptionFlags> train;  // the base point of a train sweep (and --seed, the base seed of both kinds)
   std::string config, experiment, kind = "train", shard, out;
   std::vector<std::string> grid;
   int seeds = 1, threads = 1;
@@ -88,61 +88,30 @@ GridAxis parse_axis(const std::string& key, const std::string& list, ValueKind k
   return axis;
 }
 
-// Runs one value through a CLI11 option's own validators, so a grid value is held to exactly the
-// range the option accepts on the command line.
-void check_with_option(CLI::Option* opt, const std::string& key, const std::string& value) {
-  opt->clear();
-  try {
-    opt->add_result(value);
-    opt->run_callback();
-  } catch (const CLI::ParseError& e) {
-    throw UsageError("--grid " + key, "value '" + value + "': " + e.what());
-  }
-}
-
 // ---- the train kind ----------------------------------------------------------------------------
 
-const std::set<std::string> kNameKeys = {"task", "filler", "schedule", "mask", "attn", "pos", "norm", "act", "bos", "ablate"};
 // Not grid keys: the seed of each run is derived (--seed is the base), and log-every only paces
 // progress lines.
 const std::set<std::string> kNotSweepable = {"seed", "log-every"};
 
 struct TrainSweep {
-  sim::KeyValues base;                  // every train option, resolved
-  std::optional<sim::ExperimentConfig> experiment;
+  study::OptionValues base;  // every run option, resolved
+  std::optional<study::ExperimentConfig> experiment;
   std::size_t max_layers = 1;
 };
 
-void set_key(sim::KeyValues& kv, const std::string& key, const std::string& value) {
-  for (auto& [k, v] : kv)
-    if (k == key) {
-      v = value;
-      return;
-    }
-  kv.emplace_back(key, value);
-}
-
-std::string option_text(const CLI::Option* opt, const TrainOptions& t) {
-  if (opt->get_single_name() == "bos") return t.bos ? "true" : "false";
-  if (opt->get_single_name() == "ablate") return t.ablate ? "true" : "false";
-  if (opt->count() == 0) return opt->get_default_str();
-  std::string v;
-  for (const auto& r : opt->results()) v += (v.empty() ? "" : ",") + r;
-  return v;
-}
-
 // The train options of one run: base, then the variant's overrides, then the grid values.
-sim::KeyValues train_point_options(const TrainSweep& ts, const SweepPlan& plan, std::size_t point) {
-  sim::KeyValues kv = ts.base;
+study::OptionValues train_point_options(const TrainSweep& ts, const SweepPlan& plan, std::size_t point) {
+  study::OptionValues kv = ts.base;
   const auto values = plan.point_values(point);
   for (std::size_t a = 0; a < plan.axes().size(); ++a) {
     if (plan.axes()[a].key != "variant") continue;
     for (const auto& v : ts.experiment->variants)
       if (v.name == values[a])
-        for (const auto& [k, val] : v.overrides) set_key(kv, k, val);
+        for (const auto& [k, val] : v.overrides) kv.set(k, val, "--grid variant");
   }
   for (std::size_t a = 0; a < plan.axes().size(); ++a)
-    if (plan.axes()[a].key != "variant") set_key(kv, plan.axes()[a].key, values[a]);
+    if (plan.axes()[a].key != "variant") kv.set(plan.axes()[a].key, values[a], "--grid " + plan.axes()[a].key);
   return kv;
 }
 
@@ -158,7 +127,7 @@ std::string train_header(const SweepPlan& plan, std::size_t L) {
 }
 
 std::string train_row(const sim::TrainResult& r, std::size_t L) {
-  const sim::RunMetrics m = sim::run_metrics(r);
+  const study::RunMetrics m = study::run_metrics(r);
   const auto& e = r.emergence;
   // The whole circuit has emerged at the step from which all three claims hold.
   std::optional<int> all;
@@ -183,7 +152,7 @@ std::string point_dir_name(const SweepPlan& plan, std::size_t point) {
 // ---- the theory kind ---------------------------------------------------------------------------
 
 const std::vector<std::string> kTheoryKeys = {"model", "d", "T", "theta", "mu", "sigma", "m", "heads", "mask", "estimator"};
-const sim::KeyValues kTheoryDefaults = {{"model", "gauss"}, {"mask", "causal"}, {"theta", sweep::canonical_number(std::numbers::pi / 3)},
+const study::KeyValues kTheoryDefaults = {{"model", "gauss"}, {"mask", "causal"}, {"theta", sweep::canonical_number(std::numbers::pi / 3)},
                                         {"mu", "1"},        {"sigma", "1"},     {"m", "1"},
                                         {"heads", "1"}};
 // The Monte-Carlo estimator of a theory run: the grid key `estimator` if swept, else full. Not in
@@ -271,22 +240,17 @@ struct ResolvedSweep {
 
 ResolvedSweep resolve_train(const CLI::App& sub, const SweepOptions& o) {
   auto ts = std::make_shared<TrainSweep>();
-  CLI::App probe;  // the train options again, to look up keys and check grid values
-  TrainOptions probe_values;
-  add_train_options(probe, probe_values);
   std::vector<std::string> train_keys;
-  for (const CLI::Option* opt : probe.get_options())
-    if (!opt->get_lnames().empty() && opt->get_single_name() != "help") train_keys.push_back(opt->get_single_name());
+  for (const study::RunOption& opt : study::run_options())
+    if (opt.scope & study::kEveryRun) train_keys.push_back(opt.name);
 
   if (!o.experiment.empty()) {
-    ts->experiment = sim::read_experiment_config(o.experiment, "--experiment");
+    ts->experiment = study::read_experiment_config(o.experiment, "--experiment");
     ts->base = ts->experiment->base;
   }
-  for (const std::string& key : train_keys) {
-    const CLI::Option* opt = sub.get_option("--" + key);
-    if (ts->experiment && opt->count() == 0) continue;  // the experiment's base stands
-    set_key(ts->base, key, option_text(opt, o.train));
-  }
+  // Options given on the command line override the experiment's base; without an experiment the
+  // defaults are the base.
+  ts->base = o.train->values(ts->base);
 
   std::vector<GridAxis> axes;
   for (const std::string& spec : o.grid) {
@@ -313,15 +277,12 @@ ResolvedSweep resolve_train(const CLI::App& sub, const SweepOptions& o) {
         if (!kNotSweepable.count(k)) accepted += (accepted.empty() ? "" : ", ") + k;
       throw UsageError("--grid", "unknown key '" + key + "' (accepted: " + accepted + ")");
     }
-    CLI::Option* opt = probe.get_option("--" + key);
-    if (key == "bos" || key == "ablate") {  // flags
-      axes.push_back(parse_axis(key, list, ValueKind::name, [&](const std::string& v) {
-        if (v != "true" && v != "false") throw UsageError("--grid " + key, "value '" + v + "' is not true or false");
-      }));
-    } else {
-      axes.push_back(parse_axis(key, list, kNameKeys.count(key) ? ValueKind::name : ValueKind::number,
-                                [&](const std::string& v) { check_with_option(opt, key, v); }));
-    }
+    const study::RunOption& opt = *study::find_run_option(key);
+    const bool numeric = opt.type == study::OptionType::integer || opt.type == study::OptionType::real;
+    axes.push_back(parse_axis(key, list, numeric ? ValueKind::number : ValueKind::name, [&](const std::string& v) {
+      const std::string why = opt.check(v);
+      if (!why.empty()) throw UsageError("--grid " + key, "value '" + v + "': --" + key + ": " + why);
+    }));
   }
   // A grid key that a variant sets would silently undo the variant: refuse it.
   for (const auto& axis : axes) {
@@ -342,7 +303,7 @@ ResolvedSweep resolve_train(const CLI::App& sub, const SweepOptions& o) {
   for (std::size_t p = 0; p < plan.points(); ++p) {
     sim::TrainConfig tc;
     try {
-      tc = sim::make_train_config(train_point_options(*ts, plan, p), "--grid");
+      tc = study::make_train_config(train_point_options(*ts, plan, p), "--grid");
     } catch (const UsageError& e) {
       throw UsageError("--grid", "point " + (plan.point_key(p).empty() ? "(base)" : plan.point_key(p)) + ": " + e.what());
     }
@@ -358,11 +319,11 @@ ResolvedSweep resolve_train(const CLI::App& sub, const SweepOptions& o) {
   if (ts->experiment) toml += "experiment = \"" + o.experiment + "\"\n";
   toml += "seeds = " + std::to_string(o.seeds) + "\n" + plan.grid_toml();
   // The base values of grid keys are never used: leave them out so the file says what varies.
-  sim::KeyValues fixed;
-  for (const auto& kv : ts->base)
-    if (std::none_of(axes.begin(), axes.end(), [&](const GridAxis& a) { return a.key == kv.first; })) fixed.push_back(kv);
-  const std::string options = sim::train_options_toml(fixed);
-  toml += options.substr(options.find('\n') + 1);
+  for (const study::RunOption& opt : study::run_options())
+    // checkpoint-every is a sweep option only through an experiment's base (sweeps never checkpoint).
+    if ((opt.scope & study::kEveryRun) && (opt.name != "checkpoint-every" || ts->experiment) &&
+        std::none_of(axes.begin(), axes.end(), [&](const GridAxis& a) { return a.key == opt.name; }))
+      toml += opt.name + " = " + study::toml_value(opt, ts->base.get(opt.name)) + "\n";
   if (ts->experiment)
     for (const auto& v : ts->experiment->variants) {
       toml += "# variant " + v.name + ":";
@@ -371,22 +332,22 @@ ResolvedSweep resolve_train(const CLI::App& sub, const SweepOptions& o) {
     }
   rs.toml = toml;
 
-  const std::uint64_t base_seed = sim::make_train_config(ts->base, "--seed").seed;
+  const std::uint64_t base_seed = study::make_train_config(ts->base, "--seed").seed;
   const bool keep = o.keep_runs;
   const SweepPlan* plan_ptr = rs.plan.get();
   rs.run_row = [ts, base_seed, keep, plan_ptr](std::size_t run, const fs::path& out) {
     const SweepPlan& pl = *plan_ptr;
     const std::size_t point = run / static_cast<std::size_t>(pl.seeds());
     const std::uint64_t seed = pl.run_seed(base_seed, run);
-    sim::KeyValues options = train_point_options(*ts, pl, point);
-    set_key(options, "seed", std::to_string(seed));
-    const sim::TrainConfig tc = sim::make_train_config(options, "--grid");
+    study::OptionValues options = train_point_options(*ts, pl, point);
+    options.set("seed", std::to_string(seed), "--seed");
+    const sim::TrainConfig tc = study::make_train_config(options, "--grid");
     sim::Model<float> model(tc.model, tc.batch);
     const sim::TrainResult r = sim::train(model, tc);
     if (keep) {
       const fs::path dir = out / "runs" / point_dir_name(pl, point) / ("seed-" + std::to_string(run % pl.seeds()));
       fs::create_directories(dir);
-      write_file_atomic(dir / "config.toml", sim::train_options_toml(options));
+      write_file_atomic(dir / "config.toml", study::train_options_toml(options));
       sim::write_run(dir, model, tc, r);
     }
     return std::to_string(seed) + "," + train_row(r, ts->max_layers);
@@ -444,11 +405,11 @@ ResolvedSweep resolve_theory(const CLI::App& sub, const SweepOptions& o) {
   rs.header = theory_header(plan);
   std::string toml = "# resolved sweep of 'p0sim sweep'; pass back with --config (and --out)\nkind = \"theory\"\n";
   toml += "seeds = " + std::to_string(o.seeds) + "\ntrials = " + std::to_string(o.trials) + "\nseed = " +
-          std::to_string(o.train.seed) + "\n" + plan.grid_toml();
+          o.train->values().get("seed") + "\n" + plan.grid_toml();
   toml += "# defaults of keys not in the grid:";
   for (const auto& [k, v] : kTheoryDefaults) toml += " " + k + "=" + v;
   rs.toml = toml + "\n";
-  const std::uint64_t base_seed = o.train.seed;
+  const std::uint64_t base_seed = std::strtoull(o.train->values().get("seed").c_str(), nullptr, 10);
   const std::int64_t trials = o.trials;
   const SweepPlan* plan_ptr = rs.plan.get();
   rs.run_row = [base_seed, trials, plan_ptr](std::size_t run, const fs::path&) {
@@ -662,7 +623,7 @@ void add_sweep_commands(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();
   auto* sub = app.add_subcommand(
       "sweep", "Train (or evaluate the cone model) over a grid x seeds on threads, shards or MPI ranks; one results.csv");
-  add_train_options(*sub, o->train);
+  o->train = std::make_unique<RunOptionFlags>(*sub, study::kEveryRun);
   sub->get_option("--seed")->description("Base seed: each run's seed is derived from it, the point's key and the seed index");
   sub->add_option("--config", o->config,
                   "TOML: sweep and train options (keys without dashes, grid = [\"KEY=LIST\", ...]), or an experiment "

@@ -9,7 +9,7 @@
 #include <functional>
 #include <vector>
 
-#include "common/sweep.hpp"
+#include "study/sweep.hpp"
 
 namespace p0sim::cli::mpi {
 

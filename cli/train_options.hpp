@@ -1,34 +1,34 @@
 #pragma once
-// The options of `p0sim train` (model, data, optimiser, probes, seed), shared with `p0sim sweep`,
-// whose base point is any train option and whose grid keys are their names: one definition of
-// each option's help text and accepted range.
+// The run options as CLI11 flags: one flag per entry of the run-option table
+// (study/run_options.hpp), with its help, accepted values and default taken from there, for
+// `p0sim train` and `p0sim sweep` (whose base point is any run option).
 #include <CLI/CLI.hpp>
-#include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
+
+#include "study/run_options.hpp"
 
 namespace p0sim::cli {
 
-struct TrainOptions {
-  int vocab = 64, d_model = 64, heads = 4, layers = 2, d_ff = 0, seq_len = 32, batch = 32;
-  std::string task = "markov", schedule = "constant", mask = "causal", attn = "softmax", pos = "none", norm = "rms",
-              act = "gelu";
-  int steps = 1000, warmup = 0, triggers = 4, log_every = 100, threads = 1;
-  double lr = 1e-3, weight_decay = 0.1, beta1 = 0.9, beta2 = 0.95, clip = 1.0, markov_alpha = 0.1;
-  double trigger_prob = 0.1;
-  std::string filler = "uniform";
-  int keys = 4, values = 8;
-  int probe_every = 50, probe_batch = 64;
-  double emerge_attn = 0.5, emerge_accuracy = 0.9, emerge_ratio = 2.0, emerge_cos = 0.9, sink_eps = 0.3;
-  std::uint64_t seed = 1;
-  bool bos = false, force = false, ablate = false;
-  std::string out;
-  std::string warm_start = "none";  // `train` only (not a sweep key)
-  double warm_start_noise = 0.01;
-  int checkpoint_every = 0;  // `train` only
-  std::string resume;        // `train` only: a run directory to continue
-};
+class RunOptionFlags {
+ public:
+  // Registers every run option within `scope` (study::Scope bits) on `sub`.
+  RunOptionFlags(CLI::App& sub, unsigned scope);
+  // The options given (on the command line or by --config) over the defaults; `base` supplies the
+  // values of options not given (an experiment's base, for a sweep over one).
+  study::OptionValues values(const study::OptionValues& base = {}) const;
+  // True when --name was given.
+  bool given(const std::string& name) const;
 
-// Registers every train option except --threads, --out and --force on `sub`, bound to `o`.
-void add_train_options(CLI::App& sub, TrainOptions& o);
+ private:
+  struct Flag {
+    const study::RunOption* option;
+    CLI::Option* cli;
+    std::shared_ptr<std::string> text;
+    std::shared_ptr<bool> on;  // flags
+  };
+  std::vector<Flag> flags_;
+};
 
 }  // namespace p0sim::cli

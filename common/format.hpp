@@ -1,5 +1,7 @@
 #pragma once
 // Numbers in result files round-trip doubles exactly (17 significant digits); floats keep 9.
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -15,6 +17,20 @@ inline std::string fmt9(float v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
   return buf;
+}
+
+// Shortest text that reads back as the same double; whole numbers below 1e15 print as integers,
+// so "1e-3" and "0.001" (and "16" and "16.0") print alike.
+inline std::string fmt_shortest(double v) {
+  if (v == 0.0) return "0";  // also -0
+  if (std::fabs(v) < 1e15 && std::nearbyint(v) == v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
 }
 
 }  // namespace p0sim

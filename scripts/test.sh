@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 # The binary and the test executables only: the benchmarks (bench/) are not part of the suite
 # and cost CI a minute of compiling; scripts/build.sh (the main job's build) builds them.
 cmake --preset release >/dev/null
-targets=(p0sim test_theory test_sim test_cli)
+targets=(p0sim test_theory test_sim test_study test_cli)
 # p0sim-mpi exists where CMake found OpenMPI (scripts/install-deps.sh installs it).
 if cmake --build --preset release --target help | grep -q 'p0sim-mpi'; then targets+=(p0sim-mpi); fi
 cmake --build --preset release --target "${targets[@]}"

@@ -12,21 +12,6 @@
 
 namespace p0sim::sim {
 
-std::string to_string(Task t) {
-  switch (t) {
-    case Task::uniform: return "uniform";
-    case Task::markov: return "markov";
-    case Task::backcopy: return "backcopy";
-    case Task::repeat: return "repeat";
-    case Task::firstrecall: return "firstrecall";
-    case Task::lookup: return "lookup";
-    case Task::backcopy_indep: return "backcopy-indep";
-    case Task::firstrecall_lookup: return "firstrecall-lookup";
-  }
-  return "?";
-}
-
-std::string to_string(Filler f) { return f == Filler::markov ? "markov" : "uniform"; }
 
 namespace {
 
@@ -231,7 +216,7 @@ void DataGenerator::init_firstrecall() {
   if (c.triggers < 1 || c.triggers >= V)
     throw UsageError("--triggers", "must be between 1 and vocab-1 = " + std::to_string(V - 1) + ", got " + std::to_string(c.triggers));
   if (!(c.trigger_prob > 0.0 && c.trigger_prob < 1.0))
-    throw UsageError("--trigger-prob", to_string(c.task) + " needs a probability in (0, 1), got " + fmt17(c.trigger_prob));
+    throw UsageError("--trigger-prob", enum_name(c.task) + " needs a probability in (0, 1), got " + fmt17(c.trigger_prob));
   const bool markov = c.filler == Filler::markov;
   if (markov && !(std::isfinite(c.markov_alpha) && c.markov_alpha >= 1e-3 && c.markov_alpha <= 1e6))
     throw UsageError("--markov-alpha", "must be a finite number in [0.001, 1e6], got " + fmt17(c.markov_alpha));
@@ -288,13 +273,13 @@ void DataGenerator::init_lookup() {
     throw UsageError("--triggers", "must be at least 1, got " + std::to_string(c.triggers));
   const long need = static_cast<long>(c.values) * (1 + c.keys) + c.keys + 2 + triggers;
   if (V < need)
-    throw UsageError("--vocab", to_string(c.task) + " with " + std::to_string(c.keys) + " keys and " +
+    throw UsageError("--vocab", enum_name(c.task) + " with " + std::to_string(c.keys) + " keys and " +
                                     std::to_string(c.values) + " values needs a vocab of at least " +
                                     (recall ? "values*(1+keys)+keys+2+triggers = " : "values*(1+keys)+keys+2 = ") +
                                     std::to_string(need) + ", got " + std::to_string(V));
   const double max_q = recall ? 1.0 / 3.0 : 0.5;
   if (!(c.trigger_prob > 0.0 && c.trigger_prob <= max_q))
-    throw UsageError("--trigger-prob", to_string(c.task) + " needs a probability in (0, " + (recall ? "1/3" : "0.5") +
+    throw UsageError("--trigger-prob", enum_name(c.task) + " needs a probability in (0, " + (recall ? "1/3" : "0.5") +
                                            "], got " + fmt17(c.trigger_prob));
   floor_ = std::numeric_limits<double>::quiet_NaN();
   // The marginal depends on t (see above); stationary_ keeps the fresh-position law.

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/enum_names.hpp"
+
 namespace p0sim {
 class PhiloxStream;
 }
@@ -17,17 +19,26 @@ namespace p0sim::sim {
 // trigger copies the token just before the trigger (the search's "backcopy with triggers inserted
 // independently of the current token"). firstrecall_lookup ("firstrecall-lookup"): lookup's rows
 // with firstrecall's triggers inserted as well, so one sequence mixes both tasks.
-enum class Task { uniform, markov, backcopy, repeat, firstrecall, lookup, backcopy_indep, firstrecall_lookup };
-std::string to_string(Task t);
-// Every task, in the order the CLI lists them.
-inline constexpr Task kAllTasks[] = {Task::uniform,     Task::markov, Task::backcopy,       Task::repeat,
-                                     Task::firstrecall, Task::lookup, Task::backcopy_indep, Task::firstrecall_lookup};
+enum class Task { uniform, markov, backcopy, repeat, firstrecall, lookup, backcopy_indep, firstrecall_lookup, count };
 // The tasks whose triggers copy position 0 (identification is defined for them).
 inline bool recalls_position0(Task t) { return t == Task::firstrecall || t == Task::firstrecall_lookup; }
 // Filler of firstrecall: i.i.d. uniform, or a bigram chain (rows ~ Dirichlet(markov_alpha)) over
 // the non-trigger tokens.
-enum class Filler { uniform, markov };
-std::string to_string(Filler f);
+enum class Filler { uniform, markov, count };
+
+}  // namespace p0sim::sim
+
+namespace p0sim {
+template <> struct EnumNames<sim::Task> {
+  static constexpr std::array<std::string_view, 8> names = {"uniform",     "markov", "backcopy",       "repeat",
+                                                            "firstrecall", "lookup", "backcopy-indep", "firstrecall-lookup"};
+};
+template <> struct EnumNames<sim::Filler> {
+  static constexpr std::array<std::string_view, 2> names = {"uniform", "markov"};
+};
+}  // namespace p0sim
+
+namespace p0sim::sim {
 
 // Per input position (B,T) of a filled batch: which predictions a task scores.
 // Input position t predicts row token t+1.

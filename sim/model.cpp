@@ -32,33 +32,6 @@ namespace p0sim::sim {
 using Eigen::Index;
 namespace ly = layers;
 
-std::string to_string(Mask m) {
-  switch (m) {
-    case Mask::causal: return "causal";
-    case Mask::bidirectional: return "bidirectional";
-    case Mask::prefix_bidirectional: return "prefix-bidirectional";
-  }
-  return "?";
-}
-std::string to_string(Attn a) {
-  switch (a) {
-    case Attn::softmax: return "softmax";
-    case Attn::softmax1: return "softmax1";
-    case Attn::sigmoid: return "sigmoid";
-  }
-  return "?";
-}
-std::string to_string(PosEnc p) {
-  switch (p) {
-    case PosEnc::none: return "none";
-    case PosEnc::rope: return "rope";
-    case PosEnc::absolute: return "absolute";
-  }
-  return "?";
-}
-std::string to_string(Norm n) { return n == Norm::rms ? "rms" : "layer"; }
-std::string to_string(Act a) { return a == Act::gelu ? "gelu" : "relu"; }
-
 void validate(const ModelConfig& c) {
   // Upper bounds keep every buffer size far inside Index and int token ids.
   if (c.vocab < 2 || c.vocab > (1 << 20)) throw UsageError("--vocab", "must be in 2..1048576, got " + std::to_string(c.vocab));

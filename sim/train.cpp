@@ -17,8 +17,6 @@
 namespace p0sim::sim {
 namespace fs = std::filesystem;
 
-std::string to_string(Schedule s) { return s == Schedule::cosine ? "cosine" : "constant"; }
-
 void validate(const TrainConfig& c) {
   validate(c.model);
   if (c.data.vocab != c.model.vocab) throw UsageError("--vocab", "data and model vocab differ");
@@ -195,17 +193,17 @@ TrainResult train(Model<float>& model, const TrainConfig& c, const TrainControl&
 
 nlohmann::json to_json(const ModelConfig& c) {
   return {{"vocab", c.vocab}, {"d_model", c.d_model}, {"heads", c.heads}, {"layers", c.layers},
-          {"d_ff", c.d_ff},   {"seq_len", c.seq_len}, {"mask", to_string(c.mask)}, {"attn", to_string(c.attn)},
-          {"pos", to_string(c.pos)}, {"bos", c.bos}, {"norm", to_string(c.norm)}, {"act", to_string(c.act)}};
+          {"d_ff", c.d_ff},   {"seq_len", c.seq_len}, {"mask", enum_name(c.mask)}, {"attn", enum_name(c.attn)},
+          {"pos", enum_name(c.pos)}, {"bos", c.bos}, {"norm", enum_name(c.norm)}, {"act", enum_name(c.act)}};
 }
 
 nlohmann::json to_json(const TrainConfig& c) {
   nlohmann::json j = to_json(c.model);
-  j["task"] = to_string(c.data.task);
+  j["task"] = enum_name(c.data.task);
   j["markov_alpha"] = c.data.markov_alpha;
   j["triggers"] = c.data.triggers;
   j["trigger_prob"] = c.data.trigger_prob;
-  j["filler"] = to_string(c.data.filler);
+  j["filler"] = enum_name(c.data.filler);
   j["keys"] = c.data.keys;
   j["values"] = c.data.values;
   j["probe_every"] = c.probe.every;
@@ -215,7 +213,7 @@ nlohmann::json to_json(const TrainConfig& c) {
   j["steps"] = c.steps;
   j["lr"] = c.lr;
   j["warmup"] = c.warmup;
-  j["schedule"] = to_string(c.schedule);
+  j["schedule"] = enum_name(c.schedule);
   j["weight_decay"] = c.adamw.weight_decay;
   j["beta1"] = c.adamw.beta1;
   j["beta2"] = c.adamw.beta2;
@@ -228,11 +226,10 @@ nlohmann::json to_json(const TrainConfig& c) {
 
 namespace {
 
-template <typename E>
-E enum_from(const nlohmann::json& j, const char* key, std::initializer_list<E> values, const std::string& option) {
+template <NamedEnum E>
+E enum_from(const nlohmann::json& j, const char* key, const std::string& option) {
   const std::string s = j.at(key).get<std::string>();
-  for (E e : values)
-    if (to_string(e) == s) return e;
+  if (const auto e = parse_enum<E>(s)) return *e;
   throw UsageError(option, std::string("config.json: unknown ") + key + " '" + s + "'");
 }
 
@@ -254,11 +251,11 @@ ModelConfig model_config_from_json(const nlohmann::json& j, const std::string& o
     c.d_ff = j.at("d_ff").get<int>();
     c.seq_len = j.at("seq_len").get<int>();
     c.bos = j.at("bos").get<bool>();
-    c.mask = enum_from(j, "mask", {Mask::causal, Mask::bidirectional, Mask::prefix_bidirectional}, option);
-    c.attn = enum_from(j, "attn", {Attn::softmax, Attn::softmax1, Attn::sigmoid}, option);
-    c.pos = enum_from(j, "pos", {PosEnc::none, PosEnc::rope, PosEnc::absolute}, option);
-    c.norm = enum_from(j, "norm", {Norm::rms, Norm::layer}, option);
-    c.act = enum_from(j, "act", {Act::gelu, Act::relu}, option);
+    c.mask = enum_from<Mask>(j, "mask", option);
+    c.attn = enum_from<Attn>(j, "attn", option);
+    c.pos = enum_from<PosEnc>(j, "pos", option);
+    c.norm = enum_from<Norm>(j, "norm", option);
+    c.act = enum_from<Act>(j, "act", option);
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(option, std::string("config.json: ") + e.what());
   }

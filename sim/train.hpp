@@ -18,8 +18,17 @@
 
 namespace p0sim::sim {
 
-enum class Schedule { constant, cosine };
-std::string to_string(Schedule s);
+enum class Schedule { constant, cosine, count };
+
+}  // namespace p0sim::sim
+
+namespace p0sim {
+template <> struct EnumNames<sim::Schedule> {
+  static constexpr std::array<std::string_view, 2> names = {"constant", "cosine"};
+};
+}  // namespace p0sim
+
+namespace p0sim::sim {
 
 struct TrainConfig {
   ModelConfig model;

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "common/rng.hpp"
-#include "common/sweep.hpp"
+#include "study/sweep.hpp"
 #include "tests/test_support.hpp"
 
 namespace fs = std::filesystem;

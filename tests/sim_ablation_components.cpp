@@ -33,7 +33,7 @@ std::vector<std::int32_t> some_rows(int B, int T, int V) {
 TEST_CASE("zero-ablating a head equals zeroing its columns of the output projection", "[ablation]") {
   const Mask mask = GENERATE(Mask::causal, Mask::prefix_bidirectional);
   const int layer = GENERATE(0, 1), head = GENERATE(0, 3);
-  CAPTURE(to_string(mask), layer, head);
+  CAPTURE(p0sim::enum_name(mask), layer, head);
   const ModelConfig mc = small_model(mask);
   const auto rows = some_rows(3, mc.seq_len, mc.vocab);
   Model<double> ablated(mc, 3), edited(mc, 3);

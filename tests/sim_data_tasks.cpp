@@ -92,7 +92,7 @@ TEST_CASE("the token at position 0 has the same marginal as every other position
       {Task::backcopy, 8, 0.3},
       {Task::backcopy, 12, 1.0},
   }));
-  CAPTURE(p0sim::sim::to_string(task), vocab, alpha);
+  CAPTURE(p0sim::enum_name(task), vocab, alpha);
   DataConfig cfg;
   cfg.task = task;
   cfg.vocab = vocab;
@@ -161,7 +161,7 @@ TEST_CASE("backcopy copies the token before a trigger and otherwise follows the 
 
 TEST_CASE("a batch is the same whatever was drawn before", "[data]") {
   for (Task task : {Task::uniform, Task::markov, Task::backcopy, Task::repeat}) {
-    CAPTURE(p0sim::sim::to_string(task));
+    CAPTURE(p0sim::enum_name(task));
     DataConfig cfg;
     cfg.task = task;
     cfg.vocab = 11;
@@ -258,7 +258,7 @@ TEST_CASE("the existing tasks draw the same tokens as before firstrecall and loo
       {Task::backcopy, 0xaa459c52fe840177ull},
       {Task::repeat, 0xa6397a2fbcecc340ull},
   }));
-  CAPTURE(p0sim::sim::to_string(task));
+  CAPTURE(p0sim::enum_name(task));
   DataConfig c;
   c.task = task;
   c.vocab = 20;
@@ -285,7 +285,7 @@ TEST_CASE("firstrecall's position 0 has the same marginal as every other positio
       {p0sim::sim::Filler::uniform, 0.2},
       {p0sim::sim::Filler::markov, 0.3},
   }));
-  CAPTURE(p0sim::sim::to_string(filler), q);
+  CAPTURE(p0sim::enum_name(filler), q);
   DataConfig cfg;
   cfg.task = Task::firstrecall;
   cfg.vocab = 10;

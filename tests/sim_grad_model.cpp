@@ -74,7 +74,7 @@ TEST_CASE("model gradient matches finite differences for every variant", "[sim][
   cfg.bos = bos;
   cfg.norm = norm;
   cfg.act = act;
-  CAPTURE(to_string(mask), to_string(attn), to_string(pos), bos, to_string(norm), to_string(act), V, C, H, T, B, L);
+  CAPTURE(p0sim::enum_name(mask), p0sim::enum_name(attn), p0sim::enum_name(pos), bos, p0sim::enum_name(norm), p0sim::enum_name(act), V, C, H, T, B, L);
   CHECK(model_grad_error(cfg, B, 1000 + static_cast<std::uint64_t>(V)) < 1e-6);
 }
 
@@ -91,6 +91,6 @@ TEST_CASE("model gradient matches finite differences with both activations at on
   cfg.act = act;
   cfg.mask = mask;
   cfg.pos = PosEnc::rope;
-  CAPTURE(to_string(act), to_string(mask));
+  CAPTURE(p0sim::enum_name(act), p0sim::enum_name(mask));
   CHECK(model_grad_error(cfg, 2, 77) < 1e-6);
 }

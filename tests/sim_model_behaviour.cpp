@@ -150,7 +150,7 @@ TEST_CASE("causal mask: earlier logits ignore later tokens; bidirectional ones d
   m.forward(rows.data(), B);
   double early = 0;  // positions 0..4
   for (int i = 0; i < 5 * c.vocab; ++i) early = std::max(early, std::abs(m.logits()[i] - before[i]));
-  CAPTURE(to_string(mask), early);
+  CAPTURE(p0sim::enum_name(mask), early);
   if (mask == Mask::bidirectional)
     CHECK(early > 1e-3);
   else

@@ -69,7 +69,7 @@ TEST_CASE("a full training step allocates nothing", "[sim][model][noalloc]") {
   c.pos = GENERATE(PosEnc::rope, PosEnc::absolute);
   c.norm = GENERATE(Norm::rms, Norm::layer);
   c.bos = true;
-  CAPTURE(to_string(c.mask), to_string(c.pos), to_string(c.norm));
+  CAPTURE(p0sim::enum_name(c.mask), p0sim::enum_name(c.pos), p0sim::enum_name(c.norm));
   const int B = 4;
   Model<float> m(c, B);
   m.init(1);
@@ -114,7 +114,7 @@ TEST_CASE("a threaded training step allocates nothing", "[sim][parallel][noalloc
   c.seq_len = 16;
   c.mask = GENERATE(Mask::causal, Mask::prefix_bidirectional);
   c.bos = true;
-  CAPTURE(to_string(c.mask));
+  CAPTURE(p0sim::enum_name(c.mask));
   const int B = 6;
   Model<float> m(c, B);
   m.init(1);

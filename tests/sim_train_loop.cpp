@@ -49,7 +49,7 @@ bool same_bits(const float* a, const float* b, std::size_t n) { return std::memc
 
 TEST_CASE("the same seed and config give bit-identical weights", "[train]") {
   auto task = GENERATE(Task::markov, Task::backcopy, Task::uniform, Task::repeat);
-  CAPTURE(to_string(task));
+  CAPTURE(p0sim::enum_name(task));
   const TrainConfig c = tiny(task);
   Model<float> a(c.model, c.batch), b(c.model, c.batch);
   const auto ra = train(a, c), rb = train(b, c);
@@ -128,7 +128,7 @@ TEST_CASE("weights written by a run load back into an identical model", "[train]
       {PosEnc::absolute, true, Norm::layer},
       {PosEnc::rope, false, Norm::rms},
   }));
-  CAPTURE(to_string(pos), bos, to_string(norm));
+  CAPTURE(p0sim::enum_name(pos), bos, p0sim::enum_name(norm));
   TrainConfig c = tiny();
   c.model.pos = pos;
   c.model.bos = bos;

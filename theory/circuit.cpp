@@ -370,7 +370,7 @@ std::string circuit_csv_row(const CircuitPoint& p, const CircuitOptions& o, cons
   const double n = static_cast<double>(r.readout0.size());
   std::ostringstream s;
   s << p.d << ',' << p.T << ',' << p.vocab_size() << ',' << p.heads << ',' << fmt17(p.alpha) << ',' << fmt17(p.beta)
-    << ',' << fmt17(p.c) << ',' << fmt17(p.neuron_scale) << ',' << fmt17(p.sink_gain) << ',' << sim::to_string(p.mask)
+    << ',' << fmt17(p.c) << ',' << fmt17(p.neuron_scale) << ',' << fmt17(p.sink_gain) << ',' << enum_name(p.mask)
     << ',' << o.models << ',' << o.sequences << ',' << o.seed << ',' << fmt17(r.margin_min) << ','
     << fmt17(r.margin_mean) << ',' << fmt17(r.identified_frac) << ',' << fmt17(r.identified_pred) << ','
     << (causal ? readout_law(p).name() : "none") << ',' << r.readout0.size() << ',' << fmt17(r.readout0_mean) << ','
@@ -394,7 +394,7 @@ std::string circuit_table_header() {
 std::string circuit_table_row(const CircuitPoint& p, const CircuitResult& r) {
   char buf[256];
   std::snprintf(buf, sizeof buf, "%5d %5d %7.3g %7.3g %8.4g %-13s %9.4g %9.3g %6.3f %8.4g %8.4g %7.3g %6.3f %6.2f\n", p.d,
-                p.T, p.alpha, p.beta, p.c, sim::to_string(p.mask).c_str(), r.margin_mean, r.margin_min,
+                p.T, p.alpha, p.beta, p.c, enum_name(p.mask).c_str(), r.margin_mean, r.margin_min,
                 r.identified_frac, r.readout0_mean, r.readout0_pred_mean, r.p0_norm_ratio_b0, r.p0_cos_b0,
                 r.sink_rate);
   return buf;

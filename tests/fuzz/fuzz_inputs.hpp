@@ -15,7 +15,7 @@
 
 #include "cli/commands.hpp"
 #include "common/errors.hpp"
-#include "sim/experiment.hpp"
+#include "study/experiment.hpp"
 #include "sim/npy.hpp"
 
 namespace p0sim::fuzz {
@@ -37,7 +37,7 @@ inline bool npy_one_input(const std::string& bytes) {
   }
 }
 
-// --config FILE applied by the CLI's own apply_config_file (CLI11's TOML reader, then our key and
+// --config FILE applied by the CLI's own apply_config_file (toml++, then our key and
 // value checks) to a subcommand with one option of each kind p0sim uses.
 inline bool config_file_one_input(const std::string& path) {
   CLI::App app{"fuzz"};
@@ -70,10 +70,10 @@ inline bool config_file_one_input(const std::string& path) {
   return false;
 }
 
-// The experiment TOML reader (sim/experiment.cpp) on the same text.
+// The experiment TOML reader (study/experiment.cpp) on the same text.
 inline bool experiment_one_input(const std::string& text) {
   try {
-    (void)sim::parse_experiment_config(text, "fuzz.toml", "--config");
+    (void)study::parse_experiment_config(text, "fuzz.toml", "--config");
     return true;
   } catch (const UsageError&) {
     return false;

@@ -1,4 +1,4 @@
-#include "sim/experiment.hpp"
+#include "study/experiment.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -21,120 +21,30 @@
 #include "common/rng.hpp"
 #include "common/stats.hpp"
 #include "sim/checkpoint.hpp"
+#include "study/config_toml.hpp"
+#include "study/jobs.hpp"
 
-namespace p0sim::sim {
+namespace p0sim::study {
 namespace fs = std::filesystem;
+using namespace p0sim::sim;
 
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// `p0sim train`'s options and defaults (cli/sim_commands.cpp), so a variant means what the same
-// options mean to `p0sim train`. "seed" is the experiment's base seed.
-const KeyValues kTrainDefaults = {
-    {"vocab", "64"},          {"d-model", "64"},       {"heads", "4"},           {"layers", "2"},
-    {"d-ff", "0"},            {"seq-len", "32"},       {"batch", "32"},          {"task", "markov"},
-    {"markov-alpha", "0.1"},  {"triggers", "4"},       {"trigger-prob", "0.1"},  {"filler", "uniform"},
-    {"keys", "4"},            {"values", "8"},         {"probe-every", "50"},    {"probe-batch", "64"},  {"ablate", "false"},
-    {"emerge-attn", "0.5"},   {"emerge-accuracy", "0.9"}, {"emerge-ratio", "2"}, {"emerge-cos", "0.9"},
-    {"sink-eps", "0.3"},      {"steps", "1000"},       {"lr", "0.001"},          {"warmup", "0"},
-    {"schedule", "constant"}, {"weight-decay", "0.1"}, {"beta1", "0.9"},         {"beta2", "0.95"},
-    {"clip", "1"},            {"seed", "1"},           {"mask", "causal"},       {"attn", "softmax"},
-    {"pos", "none"},          {"bos", "false"},        {"norm", "rms"},          {"act", "gelu"},
-    {"log-every", "100"},     {"checkpoint-every", "0"},
-};
-
-bool is_train_key(const std::string& k) {
-  return std::any_of(kTrainDefaults.begin(), kTrainDefaults.end(), [&](const auto& kv) { return kv.first == k; });
+// Experiment keys are run options within every run's scope (not `train`-only ones).
+const RunOption* experiment_key(const std::string& key) {
+  const RunOption* o = find_run_option(key);
+  return o != nullptr && (o->scope & kEveryRun) ? o : nullptr;
 }
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
-
-bool bare_key(const std::string& k) {
-  return !k.empty() && std::all_of(k.begin(), k.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '-' || c == '_';
-  });
-}
-
-// One TOML value of the subset we accept: a basic string, true/false, or a bare number.
-// Returns the value with string quotes removed; `rest` receives anything after it.
-std::string parse_value(const std::string& text, const std::string& where) {
-  if (!text.empty() && text[0] == '"') {
-    std::string out;
-    std::size_t i = 1;
-    for (; i < text.size() && text[i] != '"'; ++i) {
-      if (text[i] == '\\' && i + 1 < text.size()) ++i;
-      out.push_back(text[i]);
-    }
-    if (i >= text.size()) throw std::runtime_error(where + ": unterminated string");
-    const std::string rest = trim(text.substr(i + 1));
-    if (!rest.empty() && rest[0] != '#') throw std::runtime_error(where + ": unexpected text after the value");
-    return out;
-  }
-  std::string v = trim(text.substr(0, text.find('#')));
-  if (v.empty()) throw std::runtime_error(where + ": missing value");
-  if (v == "true" || v == "false") return v;
-  char* end = nullptr;
-  std::strtod(v.c_str(), &end);
-  if (end != v.c_str() + v.size()) throw std::runtime_error(where + ": expected a string, number or true/false, got '" + v + "'");
-  return v;
-}
-
-void set_key(KeyValues& kv, const std::string& key, const std::string& value) {
-  for (auto& [k, v] : kv)
-    if (k == key) {
-      v = value;
-      return;
-    }
-  kv.emplace_back(key, value);
-}
-
-const std::string& get(const KeyValues& kv, const std::string& key) {
-  for (const auto& [k, v] : kv)
-    if (k == key) return v;
-  throw std::logic_error("experiment: no key " + key);
-}
-
-std::string toml_value(const std::string& key, const std::string& v) {
-  static const std::set<std::string> strings = {"task", "filler", "schedule", "mask", "attn", "pos", "norm", "act"};
-  if (!strings.count(key)) return v;
-  std::string out = "\"";
-  for (char ch : v) {
-    if (ch == '"' || ch == '\\') out.push_back('\\');
-    out.push_back(ch);
-  }
-  return out + "\"";
-}
-
-template <typename E, std::size_t N>
-E parse_enum(const std::string& option, const std::string& key, const std::string& s, const E (&values)[N]) {
-  std::string accepted;
-  for (E e : values) {
-    if (to_string(e) == s) return e;
-    accepted += (accepted.empty() ? "" : ", ") + to_string(e);
-  }
-  throw UsageError(option, "key '" + key + "': '" + s + "' is not one of " + accepted);
-}
-
-long long parse_int(const std::string& option, const std::string& key, const std::string& s) {
-  char* end = nullptr;
-  errno = 0;
-  const long long v = std::strtoll(s.c_str(), &end, 10);
-  if (end == s.c_str() || *end != '\0' || errno == ERANGE || v < 0 || v > std::numeric_limits<int>::max())
-    throw UsageError(option, "key '" + key + "': expected a non-negative integer, got '" + s + "'");
-  return v;
-}
-
-double parse_double(const std::string& option, const std::string& key, const std::string& s) {
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str() || *end != '\0' || !std::isfinite(v))
-    throw UsageError(option, "key '" + key + "': expected a finite number, got '" + s + "'");
-  return v;
+std::string unknown_key(const TomlEntry& e, const std::string& section) {
+  std::vector<std::string> keys;
+  for (const RunOption& o : run_options())
+    if (o.scope & kEveryRun) keys.push_back(o.name);
+  const std::string near = nearest_option(e.key, keys);
+  return e.at + ": unknown key '" + e.key + "'" + (section.empty() ? "" : " in [" + section + "]") +
+         (near.empty() ? "" : " (did you mean '" + near + "'?)");
 }
 
 std::string csv_num(double v) { return std::isfinite(v) ? fmt17(v) : std::string(); }
@@ -165,64 +75,35 @@ std::size_t max_layers(const std::vector<RunRecord>& runs) {
 }  // namespace
 
 ExperimentConfig parse_experiment_config(const std::string& text, const std::string& where, const std::string& option) {
+  const TomlDocument doc = parse_toml(text, where, option);
   ExperimentConfig c;
-  c.base = kTrainDefaults;
-  std::set<std::string> seen_base, seen_experiment;
-  std::string section;
-  ExperimentVariant* variant = nullptr;
-  std::istringstream in(text);
-  std::string raw;
-  int line_no = 0;
-  try {
-    while (std::getline(in, raw)) {
-      ++line_no;
-      const std::string at = where + ":" + std::to_string(line_no);
-      const std::string line = trim(raw);
-      if (line.empty() || line[0] == '#') continue;
-      if (line[0] == '[') {
-        const auto close = line.find(']');
-        if (close == std::string::npos || line.rfind("[[", 0) == 0 ||
-            (!trim(line.substr(close + 1)).empty() && trim(line.substr(close + 1))[0] != '#'))
-          throw std::runtime_error(at + ": malformed section header '" + line + "'");
-        section = trim(line.substr(1, close - 1));
-        variant = nullptr;
-        if (section == "experiment") continue;
-        if (section.rfind("variants.", 0) == 0 && bare_key(section.substr(9))) {
-          const std::string name = section.substr(9);
-          for (const auto& v : c.variants)
-            if (v.name == name) throw std::runtime_error(at + ": variant '" + name + "' defined twice");
-          c.variants.push_back({name, {}});
-          variant = &c.variants.back();
-          continue;
-        }
-        throw std::runtime_error(at + ": unknown section '[" + section + "]' (expected [experiment] or [variants.NAME])");
+  for (const TomlEntry& e : doc.root) {
+    if (experiment_key(e.key) == nullptr) throw UsageError(option, unknown_key(e, ""));
+    if (e.is_array) throw UsageError(option, e.where + ": expected a single value, not an array");
+    c.base.set(e.key, e.text, option + ": " + e.where);
+  }
+  for (const TomlSection& s : doc.sections) {
+    const std::string at = where + ":" + std::to_string(s.line);
+    if (s.name == "experiment") {
+      for (const TomlEntry& e : s.entries) {
+        if (e.key != "main" && e.key != "control")
+          throw UsageError(option, e.at + ": unknown key '" + e.key + "' in [experiment] (expected main, control)");
+        (e.key == "main" ? c.main : c.control) = e.text;
       }
-      const auto eq = line.find('=');
-      if (eq == std::string::npos) throw std::runtime_error(at + ": expected 'key = value'");
-      const std::string key = trim(line.substr(0, eq));
-      if (!bare_key(key)) throw std::runtime_error(at + ": malformed key '" + key + "'");
-      const std::string value = parse_value(trim(line.substr(eq + 1)), at + ": key '" + key + "'");
-      if (section == "experiment") {
-        if (key != "main" && key != "control")
-          throw std::runtime_error(at + ": unknown key '" + key + "' in [experiment] (expected main, control)");
-        if (!seen_experiment.insert(key).second) throw std::runtime_error(at + ": duplicate key '" + key + "'");
-        (key == "main" ? c.main : c.control) = value;
-        continue;
-      }
-      if (!is_train_key(key))
-        throw std::runtime_error(at + ": unknown key '" + key + "'" + (section.empty() ? "" : " in [" + section + "]"));
-      if (variant != nullptr) {
-        for (const auto& kv : variant->overrides)
-          if (kv.first == key) throw std::runtime_error(at + ": duplicate key '" + key + "'");
-        if (key == "seed") throw std::runtime_error(at + ": 'seed' is the experiment's base seed; set it at the top level");
-        variant->overrides.emplace_back(key, value);
-      } else {
-        if (!seen_base.insert(key).second) throw std::runtime_error(at + ": duplicate key '" + key + "'");
-        set_key(c.base, key, value);
-      }
+      continue;
     }
-  } catch (const std::runtime_error& e) {
-    throw UsageError(option, e.what());
+    if (s.name.rfind("variants.", 0) != 0 || s.name.size() == 9)
+      throw UsageError(option, at + ": unknown section '[" + s.name + "]' (expected [experiment] or [variants.NAME])");
+    ExperimentVariant v{s.name.substr(9), {}};
+    for (const TomlEntry& e : s.entries) {
+      if (experiment_key(e.key) == nullptr) throw UsageError(option, unknown_key(e, s.name));
+      if (e.key == "seed") throw UsageError(option, e.where + ": 'seed' is the experiment's base seed; set it at the top level");
+      if (e.is_array) throw UsageError(option, e.where + ": expected a single value, not an array");
+      OptionValues check;
+      check.set(e.key, e.text, option + ": " + e.where);
+      v.overrides.emplace_back(e.key, e.text);
+    }
+    c.variants.push_back(std::move(v));
   }
   auto has = [&](const std::string& n) {
     return std::any_of(c.variants.begin(), c.variants.end(), [&](const auto& v) { return v.name == n; });
@@ -236,9 +117,6 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   }
   for (const auto& v : c.variants) {
     const TrainConfig t = make_train_config(variant_options(c, v), option);
-    const long long checkpoint_every = parse_int(option, "checkpoint-every", get(variant_options(c, v), "checkpoint-every"));
-    if (checkpoint_every < 0 || checkpoint_every > 1000000000)
-      throw UsageError(option, where + ": variant '" + v.name + "': checkpoint-every must be in 0..1000000000");
     if (t.probe.every <= 0)
       throw UsageError(option, where + ": variant '" + v.name + "': probe-every must be > 0 (the metrics come from probes)");
   }
@@ -253,88 +131,32 @@ ExperimentConfig read_experiment_config(const fs::path& path, const std::string&
   return parse_experiment_config(text.str(), path.string(), option);
 }
 
-KeyValues variant_options(const ExperimentConfig& c, const ExperimentVariant& v) {
-  KeyValues kv = c.base;
-  for (const auto& [k, val] : v.overrides) set_key(kv, k, val);
-  return kv;
+OptionValues variant_options(const ExperimentConfig& c, const ExperimentVariant& v) {
+  OptionValues o = c.base;
+  for (const auto& [k, val] : v.overrides) o.set(k, val, "--config");
+  return o;
 }
 
-TrainConfig make_train_config(const KeyValues& o, const std::string& option) {
-  auto I = [&](const char* k) { return static_cast<int>(parse_int(option, k, get(o, k))); };
-  auto D = [&](const char* k) { return parse_double(option, k, get(o, k)); };
-  auto S = [&](const char* k) -> const std::string& { return get(o, k); };
-  TrainConfig c;
-  c.model.vocab = I("vocab");
-  c.model.d_model = I("d-model");
-  c.model.heads = I("heads");
-  c.model.layers = I("layers");
-  c.model.d_ff = I("d-ff") > 0 ? I("d-ff") : 4 * c.model.d_model;
-  c.model.seq_len = I("seq-len");
-  c.model.mask = parse_enum(option, "mask", S("mask"), {Mask::causal, Mask::bidirectional, Mask::prefix_bidirectional});
-  c.model.attn = parse_enum(option, "attn", S("attn"), {Attn::softmax, Attn::softmax1, Attn::sigmoid});
-  c.model.pos = parse_enum(option, "pos", S("pos"), {PosEnc::none, PosEnc::rope, PosEnc::absolute});
-  if (S("bos") != "true" && S("bos") != "false") throw UsageError(option, "key 'bos': expected true or false, got '" + S("bos") + "'");
-  c.model.bos = S("bos") == "true";
-  c.model.norm = parse_enum(option, "norm", S("norm"), {Norm::rms, Norm::layer});
-  c.model.act = parse_enum(option, "act", S("act"), {Act::gelu, Act::relu});
-  c.data.task = parse_enum(option, "task", S("task"), kAllTasks);
-  c.data.filler = parse_enum(option, "filler", S("filler"), {Filler::uniform, Filler::markov});
-  c.data.vocab = c.model.vocab;
-  c.data.seq_len = c.model.seq_len;
-  c.data.markov_alpha = D("markov-alpha");
-  c.data.triggers = I("triggers");
-  c.data.trigger_prob = D("trigger-prob");
-  c.data.keys = I("keys");
-  c.data.values = I("values");
-  char* end = nullptr;
-  const std::string& seed = S("seed");
-  c.seed = std::strtoull(seed.c_str(), &end, 10);
-  if (seed.empty() || seed[0] == '-' || *end != '\0') throw UsageError(option, "key 'seed': expected an unsigned integer, got '" + seed + "'");
-  c.data.seed = c.seed;
-  if (S("ablate") != "true" && S("ablate") != "false") throw UsageError(option, "key 'ablate': expected true or false, got '" + S("ablate") + "'");
-  c.ablate = S("ablate") == "true";
-  c.probe.every = I("probe-every");
-  c.probe.batch = I("probe-batch");
-  c.probe.emerge_attn = D("emerge-attn");
-  c.probe.emerge_accuracy = D("emerge-accuracy");
-  c.probe.emerge_ratio = D("emerge-ratio");
-  c.probe.emerge_cos = D("emerge-cos");
-  c.probe.sink_eps = D("sink-eps");
-  c.batch = I("batch");
-  c.steps = I("steps");
-  c.lr = D("lr");
-  c.warmup = I("warmup");
-  if (S("schedule") != "constant" && S("schedule") != "cosine")
-    throw UsageError(option, "key 'schedule': '" + S("schedule") + "' is not one of constant, cosine");
-  c.schedule = S("schedule") == "cosine" ? Schedule::cosine : Schedule::constant;
-  c.adamw.weight_decay = D("weight-decay");
-  c.adamw.beta1 = D("beta1");
-  c.adamw.beta2 = D("beta2");
-  c.clip = D("clip");
-  c.threads = 1;
-  c.log_every = std::max(1, I("log-every"));
+TrainConfig make_train_config(const OptionValues& o, const std::string& option) {
   try {
-    validate(c);
+    return o.spec().train;
   } catch (const UsageError& e) {
     // The train checks name train options (--lr ...); here they come from the config file.
     throw UsageError(option, e.what());
   }
-  return c;
 }
 
-std::string train_options_toml(const KeyValues& options) {
-  std::string out = "# resolved configuration of one experiment run; pass to 'p0sim train --config'\n";
-  for (const auto& [k, v] : options) out += k + " = " + toml_value(k, v) + "\n";
-  return out;
+std::string train_options_toml(const OptionValues& options) {
+  return "# resolved configuration of one experiment run; pass to 'p0sim train --config'\n" + options.toml();
 }
 
 std::string experiment_toml(const ExperimentConfig& c) {
   std::string out = "# resolved configuration of 'p0sim experiment'; pass back with --config\n";
-  for (const auto& [k, v] : c.base) out += k + " = " + toml_value(k, v) + "\n";
+  out += c.base.toml();
   out += "\n[experiment]\nmain = \"" + c.main + "\"\ncontrol = \"" + c.control + "\"\n";
   for (const auto& v : c.variants) {
     out += "\n[variants." + v.name + "]\n";
-    for (const auto& [k, val] : v.overrides) out += k + " = " + toml_value(k, val) + "\n";
+    for (const auto& [k, val] : v.overrides) out += k + " = " + toml_value(*find_run_option(k), val) + "\n";
   }
   return out;
 }
@@ -382,21 +204,15 @@ std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vect
   }
   const std::uint64_t base_seed = make_train_config(c.base, "--config").seed;
   std::vector<RunRecord> records(jobs.size());
-  std::vector<std::exception_ptr> errors(jobs.size());
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::mutex done_mutex;
-  auto worker = [&] {
-    for (std::size_t j; (j = next.fetch_add(1)) < jobs.size();) {
-      if (failed.load()) break;
-      try {
+  std::vector<std::size_t> order(jobs.size());
+  for (std::size_t j = 0; j < jobs.size(); ++j) order[j] = j;
+  run_jobs(order, threads, [&](std::size_t j) {
         const Job& job = jobs[j];
         const std::uint64_t seed = derive_seed(base_seed, job.variant->name, static_cast<std::uint64_t>(job.seed_index));
-        KeyValues options = variant_options(c, *job.variant);
-        set_key(options, "seed", std::to_string(seed));
+        OptionValues options = variant_options(c, *job.variant);
+        options.set("seed", std::to_string(seed), "--config");
         const TrainConfig tc = make_train_config(options, "--config");
-        const int checkpoint_every = static_cast<int>(parse_int("--config", "checkpoint-every", get(options, "checkpoint-every")));
-        if (checkpoint_every < 0) throw UsageError("--config", "key 'checkpoint-every': must be at least 0");
+        const int checkpoint_every = options.spec().checkpoint_every;
         const fs::path dir = out_dir / "runs" / job.variant->name / ("seed-" + std::to_string(job.seed_index));
         // Every run keeps its final checkpoint: on --resume a finished run's metrics come from it.
         LoadedCheckpoint checkpoint;
@@ -420,23 +236,9 @@ std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vect
           write_run(dir, model, tc, r);
         }
         records[j] = RunRecord{job.variant->name, job.seed_index, seed, run_metrics(r)};
-        if (on_done) {
-          std::lock_guard<std::mutex> lock(done_mutex);
-          on_done(records[j]);
-        }
-      } catch (...) {
-        errors[j] = std::current_exception();
-        failed.store(true);
-      }
-    }
-  };
-  const int n_threads = std::max(1, std::min<int>(threads, static_cast<int>(jobs.size())));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < n_threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+      }, [&](std::size_t j) {
+        if (on_done) on_done(records[j]);
+      });
   return records;
 }
 
@@ -652,4 +454,4 @@ std::string verdict_table(const nlohmann::json& v) {
   return out.str();
 }
 
-}  // namespace p0sim::sim
+}  // namespace p0sim::study

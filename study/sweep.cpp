@@ -1,4 +1,4 @@
-#include "common/sweep.hpp"
+#include "study/sweep.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -18,23 +18,15 @@
 #include <thread>
 
 #include "common/errors.hpp"
+#include "common/format.hpp"
 #include "common/files.hpp"
 #include "common/rng.hpp"
+#include "study/jobs.hpp"
 
 namespace p0sim::sweep {
 namespace fs = std::filesystem;
 
-std::string canonical_number(double v) {
-  if (v == 0.0) return "0";  // also -0
-  if (std::fabs(v) < 1e15 && std::nearbyint(v) == v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-    return buf;
-  }
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
+std::string canonical_number(double v) { return fmt_shortest(v); }
 
 std::pair<std::string, std::string> split_grid_spec(const std::string& spec) {
   const auto eq = spec.find('=');
@@ -255,33 +247,28 @@ void Progress::close() {
 
 void run_pool(const std::vector<std::size_t>& jobs, int threads, const std::function<JobResult(std::size_t)>& job,
               const std::function<void(std::size_t, const JobResult&)>& on_done) {
-  std::vector<std::exception_ptr> errors(jobs.size());
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::mutex done_mutex;
-  auto worker = [&](int thread) {
-    for (std::size_t j; !failed.load() && (j = next.fetch_add(1)) < jobs.size();) {
-      try {
+  std::map<std::size_t, JobResult> results;  // filled by each job, read by its own on_done only
+  std::mutex results_mutex;
+  study::run_jobs(
+      jobs, threads,
+      [&](std::size_t j, int thread) {
         const double start = now_seconds();
-        JobResult r = job(jobs[j]);
+        JobResult r = job(j);
         r.wall_seconds = now_seconds() - start;
         r.worker = std::to_string(thread);
         r.worker.insert(0, 1, 't');  // not "t" + ...: GCC 12 -Wrestrict false positive
-        std::lock_guard<std::mutex> lock(done_mutex);
-        on_done(jobs[j], r);
-      } catch (...) {
-        errors[j] = std::current_exception();
-        failed.store(true);
-      }
-    }
-  };
-  const int n = std::max(1, std::min<int>(threads, static_cast<int>(jobs.size())));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < n; ++t) pool.emplace_back(worker, t);
-  worker(0);
-  for (auto& t : pool) t.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+        std::lock_guard<std::mutex> lock(results_mutex);
+        results[j] = std::move(r);
+      },
+      [&](std::size_t j, int) {
+        JobResult r;
+        {
+          std::lock_guard<std::mutex> lock(results_mutex);
+          r = std::move(results[j]);
+          results.erase(j);
+        }
+        on_done(j, r);
+      });
 }
 
 }  // namespace p0sim::sweep

@@ -1,8 +1,8 @@
 #pragma once
-// `p0sim experiment` without the CLI: the experiment TOML (base training options plus named
-// variants), one training run per (variant, seed) on a thread pool, the per-run final metrics,
-// their Student-t intervals, and the verdict on the three claims (main variant vs the
-// no-asymmetry control, Welch's t-test). The verdict is computed from the runs only.
+// `p0sim experiment` without the CLI: the experiment TOML (base run options plus named variants),
+// one training run per (variant, seed) on the thread pool, the per-run final metrics, their
+// Student-t intervals, and the verdict on the three claims (main variant vs the no-asymmetry
+// control, Welch's t-test). The verdict is a pure function of the runs' metrics.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -14,19 +14,23 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/train.hpp"
+#include "study/run_options.hpp"
 
-namespace p0sim::sim {
+namespace p0sim::study {
 
-// Ordered key -> value (TOML strings unquoted, numbers and booleans as written).
+using sim::TrainConfig;
+using sim::TrainResult;
+
+// Ordered option name -> text (TOML strings unquoted, numbers and booleans as written).
 using KeyValues = std::vector<std::pair<std::string, std::string>>;
 
 struct ExperimentVariant {
   std::string name;
-  KeyValues overrides;  // train options that differ from the base
+  KeyValues overrides;  // run options that differ from the base
 };
 
 struct ExperimentConfig {
-  KeyValues base;                          // every train option, defaults filled in (`p0sim train`'s)
+  OptionValues base;                       // every run option, defaults filled in (`p0sim train`'s)
   std::string main = "main";               // [experiment] main: the variant the claims are about
   std::string control = "prefix-bidirectional";  // [experiment] control: the no-asymmetry control
   std::vector<ExperimentVariant> variants;  // file order = table and results.csv order
@@ -42,13 +46,12 @@ ExperimentConfig read_experiment_config(const std::filesystem::path& path, const
 // Same, from text (`where` names it in errors).
 ExperimentConfig parse_experiment_config(const std::string& text, const std::string& where, const std::string& option);
 
-// The resolved train options of a variant (base, then its overrides, in that order).
-KeyValues variant_options(const ExperimentConfig& c, const ExperimentVariant& v);
-// Options -> TrainConfig, validated; a value of the wrong type is a UsageError naming `option`
-// and the key.
-TrainConfig make_train_config(const KeyValues& options, const std::string& option);
+// The resolved run options of a variant (base, then its overrides, in that order).
+OptionValues variant_options(const ExperimentConfig& c, const ExperimentVariant& v);
+// Options -> TrainConfig, validated; a bad value is a UsageError naming `option` and the key.
+TrainConfig make_train_config(const OptionValues& options, const std::string& option);
 // TOML that `p0sim train --config` accepts (and reproduces the run with).
-std::string train_options_toml(const KeyValues& options);
+std::string train_options_toml(const OptionValues& options);
 // TOML that `p0sim experiment --config` accepts back (only the listed variants).
 std::string experiment_toml(const ExperimentConfig& c);
 
@@ -106,4 +109,4 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
                             const std::vector<RunRecord>& runs);
 std::string verdict_table(const nlohmann::json& verdict);
 
-}  // namespace p0sim::sim
+}  // namespace p0sim::study

@@ -6,9 +6,11 @@
 #include <string>
 
 #include "common/errors.hpp"
-#include "sim/experiment.hpp"
+#include "study/experiment.hpp"
 
-using namespace p0sim::sim;
+using namespace p0sim::study;
+using p0sim::sim::Mask;
+using p0sim::sim::Task;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 
@@ -118,7 +120,7 @@ TEST_CASE("experiment config rejects unknown keys, sections and values, naming t
   CHECK_THAT(message_of(kConfig + "[sweep]\nx = 1\n"), Catch::Matchers::Contains("unknown section '[sweep]'"));
   CHECK_THAT(message_of(kConfig + "[variants.extra]\nmask = \"sideways\"\n"), Catch::Matchers::Contains("key 'mask'"));
   CHECK_THAT(message_of(kConfig + "[variants.extra]\nseed = 3\n"), Catch::Matchers::Contains("base seed"));
-  CHECK_THAT(message_of(kConfig + "[variants.main]\n"), Catch::Matchers::Contains("defined twice"));
+  CHECK_THAT(message_of(kConfig + "[variants.main]\n"), Catch::Matchers::Contains("x.toml:") && Catch::Matchers::Contains("redefine") && Catch::Matchers::Contains("variants.main"));
   CHECK_THAT(message_of("steps = [1, 2]\n" + kConfig), Catch::Matchers::Contains("steps"));
   CHECK_THAT(message_of("[variants.main]\n"), Catch::Matchers::Contains("control"));
   CHECK_THAT(message_of(kConfig + "[variants.extra]\nprobe-every = 0\n"), Catch::Matchers::Contains("probe-every"));

@@ -1,0 +1,97 @@
+#pragma once
+// The options of one training run, each declared once (run_options.cpp): name, type, default,
+// accepted range or names, unit and help. Everything that names a run option derives from that
+// table: the CLI flags of `train` and `sweep`, the keys of --config files and experiment TOMLs,
+// experiment variant overrides, sweep grid keys, the resolved config.toml written next to every
+// result.
+//
+// A run is described by OptionValues: the text of every option, as the user wrote it (so a
+// resolved config reads back exactly as given), checked against the table when set.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/enum_names.hpp"
+#include "sim/train.hpp"
+
+namespace p0sim::study {
+
+enum class OptionType { integer, real, unsigned64, flag, name };
+
+// `p0sim train --warm-start`: the random init, or the hand-wired circuit plus noise.
+enum class WarmStart { none, circuit, count };
+
+}  // namespace p0sim::study
+
+namespace p0sim {
+template <> struct EnumNames<study::WarmStart> {
+  static constexpr std::array<std::string_view, 2> names = {"none", "circuit"};
+};
+}  // namespace p0sim
+
+namespace p0sim::study {
+
+// Where an option is accepted.
+enum Scope : unsigned {
+  kTrainOnly = 1,     // `p0sim train` only (not an experiment key or a sweep grid key)
+  kEveryRun = 2,      // train, sweep (base and grid key) and experiment (base and variant override)
+};
+
+struct RunOption {
+  std::string name;                // "d-model": flag --d-model, config / grid / variant key d-model
+  OptionType type = OptionType::integer;
+  std::string default_text;        // what an option not given means, as written in resolved configs
+  double min = 0, max = 0;         // accepted closed range (integer, real, unsigned64: digits only)
+  bool min_open = false, max_open = false;  // the bound itself is excluded
+  std::vector<std::string> names;  // type name: the accepted names (from the enum's name table)
+  std::string unit;                // "steps", "tokens", "" for none
+  std::string help;
+  unsigned scope = kEveryRun;
+
+  // "" if `text` is accepted, else what is accepted ("an integer in 1..256, got 'x'").
+  std::string check(const std::string& text) const;
+  // "an integer in 1..256", "a number in (0, 1)", "one of causal, bidirectional": for help texts.
+  std::string accepted() const;
+};
+
+// Every run option, in the order resolved configs list them.
+const std::vector<RunOption>& run_options();
+// The option named `name` (without dashes), or nullptr.
+const RunOption* find_run_option(std::string_view name);
+// The valid key closest to `name` (edit distance), for "did you mean" messages; "" if none is close.
+std::string nearest_option(std::string_view name, const std::vector<std::string>& candidates);
+
+// What the options describe: the engine's configuration and what the orchestration does around it.
+struct RunSpec {
+  sim::TrainConfig train;
+  int checkpoint_every = 0;  // 0 = only where the caller asks for one
+  WarmStart warm_start = WarmStart::none;
+  double warm_start_noise = 0.01;
+};
+
+// The text of every run option; unset ones hold their default.
+class OptionValues {
+ public:
+  OptionValues();
+  // Sets `name` to `text` after checking it; a bad name or value is a UsageError naming `where`
+  // (an option like "--lr", or "FILE:LINE: key 'lr'").
+  void set(const std::string& name, const std::string& text, const std::string& where);
+  const std::string& get(const std::string& name) const;
+  bool is_default(const std::string& name) const;
+  bool operator==(const OptionValues& o) const { return text_ == o.text_; }
+  // name = value lines of every option within `scope`, in table order, TOML-quoted where needed.
+  std::string toml(unsigned scope = kEveryRun) const;
+
+  // The run these options describe, validated (UsageError naming the option).
+  RunSpec spec() const;
+
+ private:
+  std::vector<std::string> text_;  // parallel to run_options()
+  std::vector<bool> given_;
+};
+
+// TOML quoting for a resolved config value: numbers and booleans bare, names quoted.
+std::string toml_value(const RunOption& o, const std::string& text);
+
+}  // namespace p0sim::study
