@@ -1,4 +1,4 @@
-// Speed to emergence (issue 6).
+// Speed to emergence.
 //   BM_parallel_step  one training step (forward + backward split across threads, AdamW), args
 //                     (C,H,T,B,threads,chunks; chunks 0 = the automatic chunk_count), V=64, L=2,
 //                     F=4C. Wall time (UseRealTime); CPU time is the whole process's (all
@@ -42,7 +42,7 @@
 #include "sim/parallel_step.hpp"
 #include "sim/probe_trace.hpp"
 #include "sim/train.hpp"
-#include "theory/circuit.hpp"
+#include "study/circuit.hpp"
 
 using namespace p0sim::sim;
 
@@ -96,7 +96,7 @@ void BM_parallel_step(benchmark::State& state) {
   state.counters["GFLOP/s"] =
       benchmark::Counter(step_flops(c, B) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
-// (C,H,T,B,threads,chunks): the issue's 1 -> 2 thread goal at (C=128,T=64,B=32); the smallest
+// (C,H,T,B,threads,chunks): the 1 -> 2 thread speed-up goal at (C=128,T=64,B=32); the smallest
 // config (auto = 1 chunk, and a forced 2-chunk split on 2 threads, the evidence for kMinChunkFlops);
 // the default firstrecall config.
 BENCHMARK(BM_parallel_step)
@@ -158,7 +158,7 @@ void BM_step_gemm_floor(benchmark::State& state) {
   state.counters["chunks"] = static_cast<double>(chunk_rows.size());
   state.counters["GEMM_GFLOP/s"] = benchmark::Counter(gemm_flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
-// Every BM_emergence point (B = 64, what emergence_peer.sh looks up), and the issue's step config.
+// Every BM_emergence point (B = 64, what emergence_peer.sh looks up), and the step config the speed goal names.
 BENCHMARK(BM_step_gemm_floor)
     ->ArgNames({"C", "H", "T", "B"})
     ->ArgsProduct({{32, 64, 128}, {4}, {16, 32, 64}, {64}})
@@ -300,14 +300,14 @@ BENCHMARK(BM_emergence)
     ->Unit(benchmark::kSecond);
 
 void BM_circuit(benchmark::State& state) {
-  p0sim::theory::CircuitPoint p;
+  p0sim::study::CircuitPoint p;
   p.d = static_cast<int>(state.range(0));
   p.T = static_cast<int>(state.range(1));
-  const p0sim::theory::CircuitOptions o;
+  const p0sim::study::CircuitOptions o;
   for (auto _ : state) {
     for (Mask mask : {Mask::causal, Mask::bidirectional}) {
       p.mask = mask;
-      const auto r = p0sim::theory::run_circuit(p, o);
+      const auto r = p0sim::study::run_circuit(p, o);
       benchmark::DoNotOptimize(r.identified_frac);
     }
   }

@@ -18,7 +18,7 @@
 #include "sim/checkpoint.hpp"
 #include "sim/npy.hpp"
 #include "sim/train.hpp"
-#include "theory/warm_start.hpp"
+#include "study/warm_start.hpp"
 
 namespace p0sim::cli {
 namespace fs = std::filesystem;
@@ -96,12 +96,12 @@ void add_train(CLI::App& app) {
     c.threads = o->threads;
     validate(c);
     std::function<void(Model<float>&)> initialise;
-    theory::CircuitPoint circuit;
+    study::CircuitPoint circuit;
     if (spec.warm_start == study::WarmStart::circuit) {
       if (c.probe.every <= 0) throw UsageError("--warm-start", "circuit needs probes (--probe-every > 0) to report on it");
-      circuit = theory::warm_start_point(c.model, theory::CircuitPoint{});
+      circuit = study::warm_start_point(c.model, study::CircuitPoint{});
       initialise = [&, noise = spec.warm_start_noise](Model<float>& m) {
-        theory::warm_start_from_circuit(m, circuit, c.seed, noise);
+        study::warm_start_from_circuit(m, circuit, c.seed, noise);
       };
     }
     const fs::path dir = o->out;
@@ -141,7 +141,7 @@ void add_train(CLI::App& app) {
     const TrainResult r = train(model, c, control);
     write_run(dir, model, c, r);
     if (initialise) {
-      const nlohmann::json report = theory::warm_start_report(r.probes);
+      const nlohmann::json report = study::warm_start_report(r.probes);
       write_file_atomic(dir / "warm_start.json", report.dump(2) + "\n");
       std::cout << "warm start from the circuit: " << report["outcome"].get<std::string>() << " (max p0_norm_ratio "
                 << fmt9(static_cast<float>(report["initial"]["max_p0_norm_ratio"].get<double>())) << " -> "

@@ -11,12 +11,12 @@
 #include "common/errors.hpp"
 #include "common/files.hpp"
 #include "common/lists.hpp"
-#include "theory/circuit.hpp"
+#include "study/circuit.hpp"
 
 namespace p0sim::cli {
 namespace {
 
-using namespace p0sim::theory;
+using namespace p0sim::study;
 
 struct CircuitCliOptions {
   std::string d, T;

@@ -1,4 +1,4 @@
-// The hand-wired circuit in the engine's own forward (theory/circuit.hpp): exact identification at
+// The hand-wired circuit in the engine's own forward (study/circuit.hpp): exact identification at
 // alpha = -1, the norm and sink it predicts, nothing singled out under the bidirectional mask, and
 // the noncentral-t law of the readout for alpha != -1.
 // Statistical checks use fixed seeds and 99% intervals from the sample size (stated at each check).
@@ -8,9 +8,11 @@
 #include <cmath>
 
 #include "common/errors.hpp"
-#include "theory/circuit.hpp"
+#include "sim/layers.hpp"
+#include "study/circuit.hpp"
 
-using namespace p0sim::theory;
+using namespace p0sim::study;
+using p0sim::theory::ReadoutLaw;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 
@@ -42,7 +44,7 @@ TEST_CASE("alpha = -1 identifies position 0 exactly under the causal mask", "[ci
   const auto [d, T] = GENERATE(table<int, int>({{8, 8}, {32, 16}, {64, 64}}));
   CAPTURE(d, T);
   const CircuitResult r = run(d, T, -1.0, p0sim::sim::Mask::causal);
-  const double R = readout_at_p0_exact(d, 1.0);
+  const double R = p0sim::theory::readout_at_p0_exact(d, 1.0, p0sim::sim::layers::norm_eps);
   // R = sqrt(d) beta / sqrt(beta^2 + d eps): sqrt(d) up to the norm's eps (relative d eps / 2).
   CHECK_THAT(R, WithinRel(std::sqrt(double(d)), d * 1e-5));
   // Every position-0 readout is R to rounding, whatever the first token.

@@ -1,4 +1,4 @@
-// `train --warm-start circuit` (theory/warm_start.hpp): the wired weights carried into a training
+// `train --warm-start circuit` (study/warm_start.hpp): the wired weights carried into a training
 // model with a wider MLP compute exactly the circuit's forward, meet the high-norm and sink
 // criteria at the first probe, and the outcome report follows its stated rules.
 #include <catch2/catch.hpp>
@@ -7,7 +7,7 @@
 #include "common/errors.hpp"
 #include "sim/data.hpp"
 #include "sim/probe_trace.hpp"
-#include "theory/warm_start.hpp"
+#include "study/warm_start.hpp"
 
 using namespace p0sim;
 
@@ -28,11 +28,11 @@ TEST_CASE("a circuit warm start reproduces the wired forward inside a model with
   const auto [d, T] = GENERATE(table<int, int>({{16, 8}, {32, 16}}));
   CAPTURE(d, T);
   const sim::ModelConfig mc = training_model(d, T, d / 2);
-  const theory::CircuitPoint p = theory::warm_start_point(mc, theory::CircuitPoint{});
+  const study::CircuitPoint p = study::warm_start_point(mc, study::CircuitPoint{});
   sim::Model<float> model(mc, 4);
-  theory::warm_start_from_circuit(model, p, 5, 0.0);
-  sim::Model<double> wired(theory::circuit_model_config(p), 4);
-  theory::wire_circuit(wired, p, 5);
+  study::warm_start_from_circuit(model, p, 5, 0.0);
+  sim::Model<double> wired(study::circuit_model_config(p), 4);
+  study::wire_circuit(wired, p, 5);
 
   std::vector<std::int32_t> rows(4 * (T + 1));
   for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<std::int32_t>((i * 7 + i / 3) % mc.vocab);
@@ -54,9 +54,9 @@ TEST_CASE("a circuit warm start reproduces the wired forward inside a model with
 
 TEST_CASE("the warm-started circuit meets the high-norm and sink criteria before training", "[circuit][warm-start]") {
   const sim::ModelConfig mc = training_model(64, 32, 32);
-  const theory::CircuitPoint p = theory::warm_start_point(mc, theory::CircuitPoint{});
+  const study::CircuitPoint p = study::warm_start_point(mc, study::CircuitPoint{});
   sim::Model<float> model(mc, 1);
-  theory::warm_start_from_circuit(model, p, 9, 0.01);
+  study::warm_start_from_circuit(model, p, 9, 0.01);
   sim::DataConfig dc;
   dc.task = sim::Task::uniform;
   dc.vocab = mc.vocab;
@@ -69,7 +69,7 @@ TEST_CASE("the warm-started circuit meets the high-norm and sink criteria before
   sim::analyse_trace(trace, pc, dc.task);
   CHECK(trace[0].high_norm);
   CHECK(trace[0].sink);
-  CHECK(theory::warm_start_report(trace)["outcome"] == "kept");  // one probe: held at the start and the end
+  CHECK(study::warm_start_report(trace)["outcome"] == "kept");  // one probe: held at the start and the end
 }
 
 TEST_CASE("the warm-start report says not-held, dismantled, kept or sharpened by its rules", "[warm-start]") {
@@ -81,17 +81,17 @@ TEST_CASE("the warm-start report says not-held, dismantled, kept or sharpened by
     r.sink = sink;
     return r;
   };
-  CHECK(theory::warm_start_report({record(1.0, false, true), record(5, true, true)})["outcome"] == "not-held");
-  CHECK(theory::warm_start_report({record(5, true, true), record(5, true, false)})["outcome"] == "dismantled");
-  CHECK(theory::warm_start_report({record(5, true, true), record(6.2, true, true)})["outcome"] == "kept");
-  CHECK(theory::warm_start_report({record(5, true, true), record(6.3, true, true)})["outcome"] == "sharpened");
+  CHECK(study::warm_start_report({record(1.0, false, true), record(5, true, true)})["outcome"] == "not-held");
+  CHECK(study::warm_start_report({record(5, true, true), record(5, true, false)})["outcome"] == "dismantled");
+  CHECK(study::warm_start_report({record(5, true, true), record(6.2, true, true)})["outcome"] == "kept");
+  CHECK(study::warm_start_report({record(5, true, true), record(6.3, true, true)})["outcome"] == "sharpened");
 }
 
 TEST_CASE("a warm start refuses an architecture that cannot carry the circuit, naming --warm-start", "[warm-start]") {
   sim::ModelConfig mc = training_model(32, 16, 16);
   auto refused = [&] {
     try {
-      theory::warm_start_point(mc, theory::CircuitPoint{});
+      study::warm_start_point(mc, study::CircuitPoint{});
     } catch (const UsageError& e) {
       return std::string(e.what()).rfind("--warm-start: ", 0) == 0;
     }

@@ -1,5 +1,5 @@
 #pragma once
-// `p0sim train --warm-start circuit` (issue 4): start training from the hand-wired P0-Sink circuit
+// `p0sim train --warm-start circuit`: start training from the hand-wired P0-Sink circuit
 // (plus small Gaussian noise) instead of the random init, and say afterwards whether gradient
 // descent kept, sharpened or dismantled it.
 #include <cstdint>
@@ -10,14 +10,14 @@
 
 #include "sim/model.hpp"
 #include "sim/probe_trace.hpp"
-#include "theory/circuit.hpp"
+#include "study/circuit.hpp"
 
-namespace p0sim::theory {
+namespace p0sim::study {
 
 // The circuit point that fits `model`'s architecture (d = C, T, V, H; alpha, beta, c, neuron scale
 // and sink gain from `shape`). Throws UsageError naming --warm-start when the architecture cannot
 // carry the circuit: it needs L = 2, RMSNorm, GELU, softmax attention, no positional encoding, no
-// BOS and V <= C - 2 (circuit.hpp).
+// BOS and V <= C - 2 (study/circuit.hpp).
 CircuitPoint warm_start_point(const sim::ModelConfig& model, const CircuitPoint& shape);
 
 // Writes the circuit's weights into `model` (its MLP neuron becomes hidden unit 0 of the d_ff
@@ -31,4 +31,4 @@ void warm_start_from_circuit(sim::Model<float>& model, const CircuitPoint& p, st
 //   "kept"        both hold at the end otherwise.
 nlohmann::json warm_start_report(const std::vector<sim::ProbeRecord>& trace);
 
-}  // namespace p0sim::theory
+}  // namespace p0sim::study

@@ -1,10 +1,10 @@
 #pragma once
-// The hand-wired circuit (issue 4): explicit weights for the engine's 2-layer model that single
+// The hand-wired circuit: explicit weights for the engine's 2-layer model that single
 // out position 0 by the causal mask alone, give it a high norm in a fixed direction, and make the
 // layer-1 heads sink onto it. It runs in the engine's own forward (sim::Model<double>).
 // Legend: N sequences, T positions, C = d model dimension, H heads, D = C/H, V vocab.
 //
-// Geometry (all derivations in circuit.cpp):
+// Geometry (derivations in circuit.cpp; the readout's law and the predictions in theory/circuit_law.hpp):
 //   token j embeds as e_j ~ N(0, I_C) (i.i.d. Gaussian, so V <= C-2 vectors are linearly
 //   independent and span a V-dimensional subspace); u = the last basis vector (NOT orthogonal to
 //   the embeddings: their random component along u is what makes the readout noncentral-t);
@@ -23,8 +23,9 @@
 #include <vector>
 
 #include "sim/model.hpp"
+#include "theory/circuit_law.hpp"
 
-namespace p0sim::theory {
+namespace p0sim::study {
 
 struct CircuitPoint {
   int d = 64;                // C
@@ -50,23 +51,8 @@ void validate(const CircuitPoint& p);
 void wire_circuit(sim::Model<double>& model, const CircuitPoint& p, std::uint64_t seed);
 sim::ModelConfig circuit_model_config(const CircuitPoint& p);
 
-// R = sqrt(d) beta / sqrt(beta^2 + d eps): position 0's readout when alpha = -1 (exactly h_0 = beta u).
-double readout_at_p0_exact(int d, double beta);
-
-// The law of position 0's readout r_0 over the Gaussian embedding table.
-// alpha = -1: a point mass at readout_at_p0_exact. Otherwise r_0 = sqrt(d) T / sqrt(T^2 + d - 1)
-// with T ~ noncentral t(nu = d-1, delta = beta / |1 + alpha|) (eps neglected; see circuit.cpp).
-struct ReadoutLaw {
-  bool point_mass = false;
-  double point = 0;  // point_mass only
-  double nu = 0, delta = 0;
-  int d = 0;
-  double cdf(double r) const;
-  double quantile(double p) const;
-  double mean() const;  // by quadrature over the noncentral-t density
-  std::string name() const;  // "point" or "noncentral_t"
-};
-ReadoutLaw readout_law(const CircuitPoint& p);
+// The law of position 0's readout for this point at the engine's RMSNorm eps (theory::readout_law).
+theory::ReadoutLaw readout_law(const CircuitPoint& p);
 
 struct CircuitOptions {
   int sequences = 256;  // per model
@@ -107,4 +93,4 @@ std::string circuit_csv_row(const CircuitPoint& p, const CircuitOptions& o, cons
 std::string circuit_table_header();
 std::string circuit_table_row(const CircuitPoint& p, const CircuitResult& r);
 
-}  // namespace p0sim::theory
+}  // namespace p0sim::study

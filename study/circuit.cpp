@@ -1,4 +1,5 @@
-// The hand-wired circuit: weights, the run in the engine's forward, and the readout's law.
+// The hand-wired circuit: its weights, and its run in the engine's forward with the statistics
+// compared against the closed forms of theory/circuit_law.hpp.
 // Legend: N sequences, T positions, C = d, H heads, D = C/H, V vocab, F = 1 MLP neuron.
 //
 // Why alpha = -1 makes h_0 = beta u exactly. Layer 0 has Wq = Wk = 0, so every score is 0 and the
@@ -6,31 +7,9 @@
 // its own value only. RMSNorm with gain 1 maps e_j to rho_j e_j, rho_j = 1/sqrt(|e_j|^2/C + eps),
 // and Wv is solved so that Wv rho_j e_j = alpha e_j + beta u for every token j (exact on the span
 // of the V <= C-2 linearly independent embeddings: Wv = (alpha E + beta u 1^T) pinv(E diag(rho)));
-// Wo = I. So after the attention sublayer
-//   h_0 = e_{x_0} + alpha e_{x_0} + beta u = (1 + alpha) e_{x_0} + beta u,
-//   h_t = tau_t + beta u,  tau_t = e_{x_t} + alpha/(t+1) sum_{s<=t} e_{x_s}        (t >= 1).
-// With alpha = -1, h_0 = beta u whatever the first token, and its readout is
-//   r_0 = <RMSNorm(h_0), u> = beta / sqrt(beta^2/C + eps) = sqrt(C) beta / sqrt(beta^2 + C eps) =: R,
-// sqrt(C) up to the relative C eps / (2 beta^2) of the norm's eps.
-// Competitors (alpha = -1): r_t = sqrt(C) <h_t,u> / sqrt(|h_t|^2 + C eps) <= R, with equality iff
-// h_t is a positive multiple of u, i.e. tau_t = 0 (tau_t has a Gaussian component in C-1 > 0
-// directions orthogonal to u otherwise, so it is parallel to u with probability 0). tau_t = 0 iff
-// x_0 = ... = x_t, so the best competitor ties with position 0 iff x_1 = x_0: P(identified) =
-// 1 - 1/V for uniform tokens. (No content-only circuit can do better: a constant prefix makes
-// every causal position identical.)
-//
-// The readout's law for alpha != -1 (embeddings e ~ N(0, I_C), u fixed): with
-// e_u = <e,u> ~ N(0,1) and Y = |e - e_u u|^2 ~ chi^2_{C-1}, independent,
-//   <h_0,u> = beta + (1+alpha) e_u,  |h_0|^2 = <h_0,u>^2 + (1+alpha)^2 Y.
-// Dividing by |1+alpha|: X = beta/|1+alpha| + sign(1+alpha) e_u ~ N(delta, 1), delta = beta/|1+alpha|,
-// and r_0 = sqrt(C) X / sqrt(X^2 + Y). With T = X / sqrt(Y/(C-1)) ~ noncentral t(C-1, delta),
-//   r_0 = sqrt(C) T / sqrt(T^2 + C - 1),
-// a monotone map, so quantiles map through and the CDF is F_T(r sqrt(C-1)/sqrt(C - r^2)).
-// Assumptions: i.i.d. Gaussian embedding coordinates (the table is drawn per model, so one model
-// gives V independent draws, one per token); the norm's eps is neglected, which shifts r_0 by a
-// relative C eps / (2 |h_0|^2) ~ eps / (2 (1+alpha)^2), far below the sampling error here.
-// Competitors follow the same law given the token counts: tau_t ~ N(0, Gamma_t I),
-// Gamma_t = sum_j gamma_j^2, gamma_j = [j = x_t] + alpha c_j/(t+1), so delta_t = beta/sqrt(Gamma_t).
+// Wo = I. So after the attention sublayer h_0 = (1 + alpha) e_{x_0} + beta u: beta u whatever the
+// first token when alpha = -1. Its readout R, why competitors tie with it only after a repeated
+// token, and the readout's law for alpha != -1: theory/circuit_law.cpp.
 //
 // Why no hard threshold. The engine's MLP has no bias, and RMSNorm multiplies h by a positive
 // scalar, so a neuron's pre-activation is (scalar > 0) x f(h) with f linear: its sign is sign f(h).
@@ -44,13 +23,12 @@
 // Layer 1: score(t,k) = G <n_t,w> <n_k,w> / C with n = RMSNorm(h). <n_0,w>/sqrt(C) = c/sqrt(beta^2+c^2)
 // is the largest possible w-share, so every query with <n_t,w> > 0 puts the most weight on key 0,
 // and with G large nearly all of it.
-#include "theory/circuit.hpp"
+#include "study/circuit.hpp"
 
 #include <Eigen/Dense>
 #include <algorithm>
-#include <boost/math/distributions/non_central_t.hpp>
-#include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <numbers>
 #include <sstream>
@@ -62,11 +40,10 @@
 #include "sim/layers.hpp"
 #include "sim/probes.hpp"
 
-namespace p0sim::theory {
+namespace p0sim::study {
 
 using Eigen::Index;
 using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using NonCentralT = boost::math::non_central_t_distribution<double, MathPolicy>;
 
 namespace {
 
@@ -134,10 +111,6 @@ sim::ModelConfig circuit_model_config(const CircuitPoint& p) {
   return c;
 }
 
-double readout_at_p0_exact(int d, double beta) {
-  return std::sqrt(static_cast<double>(d)) * beta / std::sqrt(beta * beta + d * sim::layers::norm_eps);
-}
-
 void wire_circuit(sim::Model<double>& model, const CircuitPoint& p, std::uint64_t seed) {
   validate(p);
   const Index C = p.d, V = p.vocab_size(), H = p.heads, D = C / H;
@@ -176,7 +149,7 @@ void wire_circuit(sim::Model<double>& model, const CircuitPoint& p, std::uint64_
   const Eigen::HouseholderQR<Eigen::MatrixXd> qr(A);
   const Eigen::VectorXd w = qr.householderQ() * Eigen::VectorXd::Unit(C, V + 1);
 
-  const double R = readout_at_p0_exact(p.d, p.beta);
+  const double R = theory::readout_at_p0_exact(p.d, p.beta, sim::layers::norm_eps);
   const double a = p.neuron_scale / R;
   view("blocks.0.mlp.w1") = a * u.transpose();                         // (1,C)
   view("blocks.0.mlp.w2") = (p.c / gelu_tanh(p.neuron_scale)) * w;     // (C,1)
@@ -191,52 +164,10 @@ void wire_circuit(sim::Model<double>& model, const CircuitPoint& p, std::uint64_
   }
 }
 
-// ---- the readout's law ----------------------------------------------------------------------------
-ReadoutLaw readout_law(const CircuitPoint& p) {
-  ReadoutLaw law;
-  law.d = p.d;
-  if (p.alpha == -1.0) {
-    law.point_mass = true;
-    law.point = readout_at_p0_exact(p.d, p.beta);
-    return law;
-  }
-  law.nu = p.d - 1.0;
-  law.delta = p.beta / std::fabs(1.0 + p.alpha);
-  return law;
+theory::ReadoutLaw readout_law(const CircuitPoint& p) {
+  return theory::readout_law(p.d, p.alpha, p.beta, sim::layers::norm_eps);
 }
 
-std::string ReadoutLaw::name() const { return point_mass ? "point" : "noncentral_t"; }
-
-double ReadoutLaw::cdf(double r) const {
-  if (point_mass) return r < point ? 0.0 : 1.0;
-  const double sd = std::sqrt(static_cast<double>(d));
-  if (r <= -sd) return 0.0;
-  if (r >= sd) return 1.0;
-  const NonCentralT t(nu, delta);
-  return boost::math::cdf(t, r * std::sqrt(nu) / std::sqrt(d - r * r));
-}
-
-double ReadoutLaw::quantile(double p) const {
-  if (point_mass) return point;
-  const NonCentralT t(nu, delta);
-  const double q = boost::math::quantile(t, p);
-  return std::sqrt(static_cast<double>(d)) * q / std::sqrt(q * q + nu);
-}
-
-double ReadoutLaw::mean() const {
-  if (point_mass) return point;
-  const NonCentralT t(nu, delta);
-  const double sd = std::sqrt(static_cast<double>(d));
-  auto integrand = [&](double x) {
-    const double dens = boost::math::pdf(t, x);
-    return dens == 0.0 ? 0.0 : sd * x / std::sqrt(x * x + nu) * dens;
-  };
-  // The map is bounded by sqrt(d), so the integral converges like the density's tails.
-  const double inf = std::numeric_limits<double>::infinity();
-  return boost::math::quadrature::gauss_kronrod<double, 61>::integrate(integrand, -inf, inf, 15, 1e-12);
-}
-
-// ---- the run --------------------------------------------------------------------------------------
 CircuitResult run_circuit(const CircuitPoint& p, const CircuitOptions& o) {
   validate(p);
   if (o.sequences < 2) throw UsageError("--sequences", "must be >= 2");
@@ -245,7 +176,7 @@ CircuitResult run_circuit(const CircuitPoint& p, const CircuitOptions& o) {
   const int B = std::min(o.sequences, 64);
   const sim::ModelConfig cfg = circuit_model_config(p);
   sim::Model<double> model(cfg, B);
-  const double R = readout_at_p0_exact(C, p.beta);
+  const double R = theory::readout_at_p0_exact(C, p.beta, sim::layers::norm_eps);
   const double tol = identify_tol(C);
 
   CircuitResult r;
@@ -317,13 +248,11 @@ CircuitResult run_circuit(const CircuitPoint& p, const CircuitOptions& o) {
   r.margin_mean = margin_stats.mean;
   r.identified_frac = static_cast<double>(identified) / static_cast<double>(total);
   const bool causal = p.mask == sim::Mask::causal;
-  // Causal, alpha = -1: a tie iff x_1 = x_0. Bidirectional: position 0 is exchangeable with the
-  // others, so it is the unique maximum with probability at most 1/T (ties lower it).
-  r.identified_pred = causal ? (p.alpha == -1.0 ? 1.0 - 1.0 / V : nan) : 1.0 / T;
-  r.p0_norm_pred = causal && p.alpha == -1.0 ? std::sqrt(p.beta * p.beta + p.c * p.c) : nan;
+  r.identified_pred = theory::identified_prob(causal, p.alpha, V, T);
+  r.p0_norm_pred = theory::p0_norm_after_block0(causal, p.alpha, p.beta, p.c);
 
   // Readout law at position 0: meaningful under the causal mask (bidirectional h_0 mixes all tokens).
-  const ReadoutLaw law = readout_law(p);
+  const theory::ReadoutLaw law = readout_law(p);
   std::vector<double> sorted = r.readout0;
   std::sort(sorted.begin(), sorted.end());
   r.readout0_mean = readout_stats.mean;
@@ -400,4 +329,4 @@ std::string circuit_table_row(const CircuitPoint& p, const CircuitResult& r) {
   return buf;
 }
 
-}  // namespace p0sim::theory
+}  // namespace p0sim::study

@@ -1,4 +1,4 @@
-#include "theory/warm_start.hpp"
+#include "study/warm_start.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include "common/errors.hpp"
 #include "common/rng.hpp"
 
-namespace p0sim::theory {
+namespace p0sim::study {
 
 CircuitPoint warm_start_point(const sim::ModelConfig& m, const CircuitPoint& shape) {
   auto refuse = [](const std::string& why) { throw UsageError("--warm-start", "circuit needs " + why); };
@@ -69,4 +69,4 @@ nlohmann::json warm_start_report(const std::vector<sim::ProbeRecord>& trace) {
   return j;
 }
 
-}  // namespace p0sim::theory
+}  // namespace p0sim::study

@@ -1,1 +1,0 @@
-// Keeps the study library non-empty while its sources move in.
