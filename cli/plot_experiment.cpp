@@ -143,12 +143,12 @@ std::vector<std::string> plot_search_heatmaps(const Table& t, const study::Exper
   };
   const std::vector<Metric> metrics = {
       {"loss", "final probe loss", column("loss"), false},
-      {"copy_accuracy", "task accuracy at active queries", column("copy_accuracy"), true},
+      {"task_accuracy", "task accuracy at active queries", column("task_accuracy"), true},
       {"l1_active_attn_to_0", "max layer-1 head attention from active queries to key 0", column("l1_active_attn_to_0"), true},
       {"max_p0_norm_ratio", "max over layers of p0_norm_ratio", [&](std::size_t r) { return max_over(r, "p0_norm_ratio_l", 0); }, false},
       {"max_p0_cos", "max over layers of p0_cos", [&](std::size_t r) { return max_over(r, "p0_cos_l", 0); }, true},
-      {"max_sink_rate", "max over layers >= 1 of sink_rate", [&](std::size_t r) { return max_over(r, "sink_rate_l", 1); }, true},
-      {"max_attn_to_0", "max over layers >= 1 of attn_to_0", [&](std::size_t r) { return max_over(r, "attn_to_0_l", 1); }, true},
+      {"max_sink_rate", "max over layers >= 1 of sink_rate", [&](std::size_t r) { return max_over_sink_layers(t, r, "sink_rate_l"); }, true},
+      {"max_attn_to_0", "max over layers >= 1 of attn_to_0", [&](std::size_t r) { return max_over_sink_layers(t, r, "attn_to_0_l"); }, true},
       {"emerged_identification", "fraction of seeds where identification emerged", emerged("emerged_identification"), true},
       {"emerged_high_norm", "fraction of seeds where the high-norm P0 emerged", emerged("emerged_high_norm"), true},
       {"emerged_sink", "fraction of seeds where the sink emerged", emerged("emerged_sink"), true},

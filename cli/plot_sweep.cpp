@@ -45,7 +45,7 @@ std::vector<std::string> plot_sweep(const Table& t, const fs::path& out) {
                        [&](std::size_t r) { return t.number(r, "p0_largest_prob"); }});
   } else {
     metrics.push_back({"sweep_emergence_step", "Emergence step (all three claims hold from it on; median over the seeds where it emerged, blank: none)",
-                       [&](std::size_t r) { return t.number(r, "emergence_step"); }});
+                       [&](std::size_t r) { return t.number(r, "emerged_all"); }});
     metrics.push_back({"sweep_p0_norm_ratio", "Final P0 norm ratio, largest over layers (median over seeds)", [&](std::size_t r) {
                          double m = std::nan("");
                          for (int c : ratio_cols) {

@@ -1,6 +1,11 @@
 // CSV reading and the shared helpers of the plotters (plot_table.hpp).
 #include "cli/plot_table.hpp"
 
+#include <iostream>
+
+#include "sim/probes.hpp"
+#include "study/results.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -45,6 +50,14 @@ Table read_csv(const fs::path& path) {
   std::string line;
   if (!std::getline(in, line)) return t;
   t.header = split_csv_line(line);
+  // Results files written before a column was renamed still plot, under the new name.
+  for (std::string& h : t.header)
+    for (const study::RenamedColumn& r : study::renamed_columns())
+      if (h == r.old_name) {
+        std::cerr << "p0sim: warning: " << path.string() << ": column '" << r.old_name << "' is now called '" << r.name
+                  << "' (the old name is read as the new one)\n";
+        h = r.name;
+      }
   while (std::getline(in, line))
     if (!line.empty()) t.rows.push_back(split_csv_line(line));
   return t;
@@ -86,6 +99,13 @@ double max_over_layers(const Table& t, std::size_t r, const std::string& prefix,
     if (std::isfinite(x)) m = std::isfinite(m) ? std::max(m, x) : x;
   }
   return m;
+}
+
+double max_over_sink_layers(const Table& t, std::size_t r, const std::string& prefix) {
+  int layers = 0;  // of this row's model: its per-layer cells that are filled
+  for (std::size_t col = 0; col < t.header.size(); ++col)
+    if (t.header[col].rfind(prefix, 0) == 0 && col < t.rows[r].size() && !t.rows[r][col].empty()) ++layers;
+  return max_over_layers(t, r, prefix, sim::first_sink_layer(layers));
 }
 
 std::string file_stem_for(const std::string& s) {

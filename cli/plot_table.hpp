@@ -53,6 +53,8 @@ void add_bar(Panel& p, const std::string& category, const RunningStats& s);
 // The largest finite value of row r over the per-layer columns "<prefix><l>" with l >= from_layer
 // (NaN when there is none): results.csv rows of models with different depths.
 double max_over_layers(const Table& t, std::size_t r, const std::string& prefix, int from_layer);
+// The same over the layers the sink claim reads (sim::first_sink_layer of the row's depth).
+double max_over_sink_layers(const Table& t, std::size_t r, const std::string& prefix);
 // s with every character outside [A-Za-z0-9_-] replaced by '_', for a file name.
 std::string file_stem_for(const std::string& s);
 

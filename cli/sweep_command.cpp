@@ -60,8 +60,6 @@ bool has_sections(const std::string& path) {
   return false;
 }
 
-std::string csv_num(double v) { return std::isfinite(v) ? fmt17(v) : std::string(); }
-std::string csv_step(const std::optional<int>& s) { return s ? std::to_string(*s) : std::string(); }
 
 // ---- grid values -------------------------------------------------------------------------------
 
@@ -116,30 +114,11 @@ study::OptionValues train_point_options(const TrainSweep& ts, const SweepPlan& p
 }
 
 std::string train_header(const SweepPlan& plan, std::size_t L) {
-  std::string h;
-  for (const auto& a : plan.axes()) h += a.key + ",";
-  h += "seed_index,seed,final_loss,probe_loss,copy_accuracy,identification_step,high_norm_step,sink_step,"
-       "emergence_step,stage";
-  for (std::size_t l = 0; l < L; ++l)
-    for (const char* m : {"p0_norm_ratio", "p0_cos", "sink_rate", "attn_to_0", "attn_to_1"})
-      h += std::string(",") + m + "_l" + std::to_string(l);
-  return h + "\n";
-}
-
-std::string train_row(const sim::TrainResult& r, std::size_t L) {
-  const study::RunMetrics m = study::run_metrics(r);
-  const auto& e = r.emergence;
-  // The whole circuit has emerged at the step from which all three claims hold.
-  std::optional<int> all;
-  if (e.identification && e.high_norm && e.sink) all = std::max({*e.identification, *e.high_norm, *e.sink});
-  std::ostringstream row;
-  row << csv_num(r.final_loss) << ',' << csv_num(m.loss) << ',' << csv_num(m.copy_accuracy) << ','
-      << csv_step(e.identification) << ',' << csv_step(e.high_norm) << ',' << csv_step(e.sink) << ',' << csv_step(all)
-      << ',' << r.probes.back().stage;
-  for (std::size_t l = 0; l < L; ++l)
-    for (const auto* v : {&m.p0_norm_ratio, &m.p0_cos, &m.sink_rate, &m.attn_to_0, &m.attn_to_1})
-      row << ',' << (l < v->size() ? csv_num((*v)[l]) : std::string());
-  return row.str();
+  std::vector<std::string> identity;
+  for (const auto& a : plan.axes()) identity.push_back(a.key);
+  identity.push_back("seed_index");
+  identity.push_back("seed");
+  return study::results_header(identity, L);
 }
 
 // Directory of a point under DIR/runs/ (--keep-runs): its key with '_' between the pairs.
@@ -209,11 +188,11 @@ std::string theory_row(const theory::ConePoint& p, theory::McEstimator estimator
   auto cf = [&](int t, Quantity q) {
     if (t < 1 || t >= p.T) return std::string();
     const auto v = theory::closed_form(p, t, q);
-    return v ? csv_num(*v) : std::string();
+    return v ? csv_number(*v) : std::string();
   };
   auto mc = [&](int t, Quantity q) {
     const RunningStats* s = t >= 1 ? stats(t, q) : nullptr;
-    return s != nullptr && s->n > 0 ? csv_num(s->mean) : std::string();
+    return s != nullptr && s->n > 0 ? csv_number(s->mean) : std::string();
   };
   const int last = p.T - 1;
   const RunningStats* gap_last = last >= 1 ? stats(last, Quantity::p0_gap) : nullptr;
@@ -221,9 +200,9 @@ std::string theory_row(const theory::ConePoint& p, theory::McEstimator estimator
   std::ostringstream row;
   row << cf(1, Quantity::p0_gap) << ',' << mc(1, Quantity::p0_gap) << ',' << cf(last, Quantity::p0_gap) << ','
       << mc(last, Quantity::p0_gap) << ','
-      << (gap_last != nullptr && gap_last->n > 1 ? csv_num(gap_last->ci_half_width(0.99)) : std::string()) << ','
+      << (gap_last != nullptr && gap_last->n > 1 ? csv_number(gap_last->ci_half_width(0.99)) : std::string()) << ','
       << cf(last, Quantity::p0_beats_t_prob) << ',' << mc(last, Quantity::p0_beats_t_prob) << ','
-      << (largest != nullptr && largest->n > 0 ? csv_num(largest->mean) : std::string()) << ','
+      << (largest != nullptr && largest->n > 0 ? csv_number(largest->mean) : std::string()) << ','
       << cf(last, Quantity::p0_largest_union_bound);
   return row.str();
 }
@@ -350,7 +329,7 @@ ResolvedSweep resolve_train(const CLI::App& sub, const SweepOptions& o) {
       write_file_atomic(dir / "config.toml", study::train_options_toml(options));
       sim::write_run(dir, model, tc, r);
     }
-    return std::to_string(seed) + "," + train_row(r, ts->max_layers);
+    return std::to_string(seed) + study::results_row({}, study::run_metrics(r), ts->max_layers);
   };
   return rs;
 }

@@ -19,6 +19,10 @@ inline std::string fmt9(float v) {
   return buf;
 }
 
+// A number in a results CSV: 17 significant digits, and an empty cell where it is undefined
+// (NaN or infinite). Every results file writes undefined values this one way.
+inline std::string csv_number(double v) { return std::isfinite(v) ? fmt17(v) : std::string(); }
+
 // Shortest text that reads back as the same double; whole numbers below 1e15 print as integers,
 // so "1e-3" and "0.001" (and "16" and "16.0") print alike.
 inline std::string fmt_shortest(double v) {

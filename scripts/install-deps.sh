@@ -6,7 +6,7 @@ export DEBIAN_FRONTEND=noninteractive
 pkgs=(
   build-essential cmake g++ pkg-config
   libeigen3-dev libboost-math-dev libcli11-dev catch2 libbenchmark-dev
-  nlohmann-json3-dev librandom123-dev
+  nlohmann-json3-dev librandom123-dev libtomlplusplus-dev
   libopenmpi-dev openmpi-bin gnuplot-nox
   python3 python3-numpy
   clang libclang-rt-14-dev   # the fuzz preset: clang++ and libFuzzer's runtime (libclang_rt.fuzzer)

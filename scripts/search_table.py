@@ -29,7 +29,9 @@ def main(path):
     for name, rows in cells.items():
         layers = sorted({int(k.rsplit("_l", 1)[1]) for k in rows[0] if k.startswith("p0_norm_ratio_l")
                          and rows[0][k] != ""})
-        acc = [num(r["copy_accuracy"]) for r in rows if num(r["copy_accuracy"]) is not None]
+        # results.csv files written before the rename call the task's accuracy copy_accuracy
+        key = "task_accuracy" if "task_accuracy" in rows[0] else "copy_accuracy"
+        acc = [num(r[key]) for r in rows if num(r[key]) is not None]
         ratios, coses, sinks, attns = [], [], [], []
         for r in rows:
             best = max(layers, key=lambda l: num(r[f"p0_norm_ratio_l{l}"]))

@@ -33,7 +33,7 @@ std::vector<AblationRow> run_ablations(const Model<float>& trained, Prober& prob
 }
 
 namespace {
-std::string cell(double x) { return std::isfinite(x) ? fmt17(x) : ""; }
+std::string cell(double x) { return csv_number(x); }
 }  // namespace
 
 std::string ablations_csv(const std::vector<AblationRow>& rows) {

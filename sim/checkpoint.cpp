@@ -107,7 +107,22 @@ StateMetrics get_state_metrics(Reader& r) {
   return m;
 }
 
-std::string config_fingerprint(const TrainConfig& c) { return to_json(c).dump(); }
+// What a checkpoint must agree on with the run resuming it: everything that changes what the run
+// computes. The thread count does not (a step's chunks are fixed by the config), so it is left
+// out: a run may be resumed with another --threads.
+nlohmann::json config_fingerprint(const TrainConfig& c) {
+  nlohmann::json j = to_json(c);
+  j.erase("threads");
+  return j;
+}
+
+// Checkpoints written before the thread count left the fingerprint still hold it.
+bool same_fingerprint(const std::string& stored, const TrainConfig& c) {
+  nlohmann::json j = nlohmann::json::parse(stored, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return false;
+  j.erase("threads");
+  return j == config_fingerprint(c);
+}
 
 std::string read_all(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -122,7 +137,7 @@ fs::path checkpoint_dir(const fs::path& run_dir) { return run_dir / "checkpoint"
 
 std::string encode_checkpoint(const TrainConfig& config, const TrainState& st) {
   Writer w;
-  w.put_string(config_fingerprint(config));
+  w.put_string(config_fingerprint(config).dump());
   w.put<std::int64_t>(st.step);
   w.put<std::uint64_t>(kDataStream);
   w.put<std::uint64_t>(static_cast<std::uint64_t>(st.step));  // next batch index of the data stream
@@ -181,7 +196,7 @@ TrainState decode_checkpoint(const std::string& bytes, const TrainConfig& config
     throw UsageError(where, "corrupt checkpoint: checksum mismatch");
 
   Reader r(bytes, kHeaderBytes, where);
-  if (r.get_string() != config_fingerprint(config))
+  if (!same_fingerprint(r.get_string(), config))
     throw UsageError(where, "checkpoint of a different training configuration (options changed since it was written?)");
   TrainState st;
   const auto step = r.get<std::int64_t>();

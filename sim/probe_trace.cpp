@@ -7,22 +7,18 @@
 #include "common/errors.hpp"
 #include "common/files.hpp"
 #include "common/format.hpp"
+#include "common/json_number.hpp"
 
 namespace p0sim::sim {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 nlohmann::json step_or_null(const std::optional<int>& s) { return s ? nlohmann::json(*s) : nlohmann::json(nullptr); }
 
 void check_fraction(const char* option, double v) {
   if (!(std::isfinite(v) && v >= 0.0 && v <= 1.0)) throw UsageError(option, "must be in [0, 1], got " + fmt17(v));
 }
-
-// Layers whose heads count for the sink claim: the heads of a later layer read a P0 state that
-// earlier layers built (with one layer there is no later one, so layer 0).
-int first_sink_layer(int L) { return L > 1 ? 1 : 0; }
 
 }  // namespace
 
@@ -153,7 +149,7 @@ void write_trace_csv(const std::filesystem::path& path, const std::vector<ProbeR
   o << "step,layer,p0_norm,rest_norm,p0_norm_ratio,p1_norm_ratio,p0_cos,massive_ratio,"
        "mid_p0_norm,mid_rest_norm,mid_p0_norm_ratio,mid_p1_norm_ratio,mid_p0_cos,mid_massive_ratio,"
        "sink_rate,attn_to_0,attn_to_1,loss,accuracy,first_accuracy,stage\n";
-  auto v = [](double x) { return std::isfinite(x) ? fmt17(x) : std::string(); };
+  const auto v = csv_number;
   for (const ProbeRecord& r : trace)
     for (std::size_t l = 0; l < r.layers.size(); ++l) {
       const LayerProbe& lp = r.layers[l];
@@ -172,7 +168,7 @@ void write_heads_csv(const std::filesystem::path& path, const std::vector<ProbeR
   auto& o = f.stream();
   // attn_to_0_active: over the task's active queries (trigger / query positions); empty if none.
   o << "step,layer,head,attn_to_0,attn_to_1,attn_to_0_active\n";
-  auto v = [](double x) { return std::isfinite(x) ? fmt17(x) : std::string(); };
+  const auto v = csv_number;
   for (const ProbeRecord& r : trace)
     for (std::size_t l = 0; l < r.layers.size(); ++l)
       for (std::size_t h = 0; h < r.layers[l].heads.size(); ++h) {
@@ -206,23 +202,23 @@ nlohmann::json probe_summary(const std::vector<ProbeRecord>& trace, const Emerge
   for (const LayerProbe& lp : last.layers) {
     nlohmann::json heads = nlohmann::json::array();
     for (const HeadAttention& h : lp.heads)
-      heads.push_back({{"attn_to_0", num(h.attn_to_0)}, {"attn_to_1", num(h.attn_to_1)}, {"attn_to_0_active", num(h.attn_to_0_active)}});
-    layers.push_back({{"p0_norm", num(lp.state.p0_norm)},
-                      {"rest_norm", num(lp.state.rest_norm)},
-                      {"p0_norm_ratio", num(lp.state.p0_norm_ratio)},
-                      {"p1_norm_ratio", num(lp.state.p1_norm_ratio)},
-                      {"p0_cos", num(lp.state.p0_cos)},
-                      {"massive_ratio", num(lp.state.massive_ratio)},
-                      {"mid_p0_norm_ratio", num(lp.mid.p0_norm_ratio)},
-                      {"mid_p1_norm_ratio", num(lp.mid.p1_norm_ratio)},
-                      {"mid_p0_cos", num(lp.mid.p0_cos)},
-                      {"sink_rate", num(lp.sink.sink_rate)},
-                      {"attn_to_0", num(lp.sink.attn_to_0)},
-                      {"attn_to_1", num(lp.sink.attn_to_1)},
+      heads.push_back({{"attn_to_0", json_number(h.attn_to_0)}, {"attn_to_1", json_number(h.attn_to_1)}, {"attn_to_0_active", json_number(h.attn_to_0_active)}});
+    layers.push_back({{"p0_norm", json_number(lp.state.p0_norm)},
+                      {"rest_norm", json_number(lp.state.rest_norm)},
+                      {"p0_norm_ratio", json_number(lp.state.p0_norm_ratio)},
+                      {"p1_norm_ratio", json_number(lp.state.p1_norm_ratio)},
+                      {"p0_cos", json_number(lp.state.p0_cos)},
+                      {"massive_ratio", json_number(lp.state.massive_ratio)},
+                      {"mid_p0_norm_ratio", json_number(lp.mid.p0_norm_ratio)},
+                      {"mid_p1_norm_ratio", json_number(lp.mid.p1_norm_ratio)},
+                      {"mid_p0_cos", json_number(lp.mid.p0_cos)},
+                      {"sink_rate", json_number(lp.sink.sink_rate)},
+                      {"attn_to_0", json_number(lp.sink.attn_to_0)},
+                      {"attn_to_1", json_number(lp.sink.attn_to_1)},
                       {"heads", heads}});
   }
   j["final_layers"] = layers;
-  j["final_loss"] = num(last.loss);
+  j["final_loss"] = json_number(last.loss);
   return j;
 }
 

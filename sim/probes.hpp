@@ -40,4 +40,9 @@ struct SinkMetrics {
 };
 SinkMetrics sink_metrics(const std::vector<HeadAttention>& heads, double eps);
 
+// The first layer whose heads count for the sink claim, in a model of L layers: the heads of a
+// later layer read a P0 state that earlier layers built (with one layer there is no later one, so
+// layer 0). Every sink measure (emergence, verdicts, results, plots) reads its layers from here.
+inline int first_sink_layer(int L) { return L > 1 ? 1 : 0; }
+
 }  // namespace p0sim::sim

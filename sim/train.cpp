@@ -10,6 +10,7 @@
 #include "common/errors.hpp"
 #include "common/files.hpp"
 #include "common/format.hpp"
+#include "common/json_number.hpp"
 #include "sim/npy.hpp"
 #include "sim/parallel_step.hpp"
 #include "sim/plot_dump.hpp"
@@ -301,14 +302,13 @@ void write_run(const fs::path& dir, const Model<float>& model, const TrainConfig
     write_trace_csv(dir / "trace.csv", r.probes);
     write_heads_csv(dir / "heads.csv", r.probes);
     s["probe"] = probe_summary(r.probes, r.emergence, c.probe, c.model.bos);
-    // The task's accuracy at the last probe, under the names the issue uses.
+    // The task's accuracy at the last probe: at its active queries (triggers, lookup queries); the
+    // mixture scores its lookup queries apart from its triggers.
     const ProbeRecord& last = r.probes.back();
-    auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
     const Task task = c.data.task;
-    if (task == Task::lookup) s["lookup_accuracy"] = num(last.accuracy);
-    else if (last.scored > 0) s["copy_accuracy"] = num(last.accuracy);
-    if (recalls_position0(task)) s["first_trigger_accuracy"] = num(last.first_accuracy);
-    if (task == Task::firstrecall_lookup) s["lookup_accuracy"] = num(last.query_accuracy);
+    if (last.scored > 0) s["task_accuracy"] = json_number(last.accuracy);
+    if (recalls_position0(task)) s["first_trigger_accuracy"] = json_number(last.first_accuracy);
+    if (task == Task::firstrecall_lookup) s["lookup_accuracy"] = json_number(last.query_accuracy);
     // For `p0sim plot`: each head's mean attention pattern and the norm by position at the end.
     write_probe_dump(dir / "probe", model, c);
   }

@@ -18,6 +18,7 @@
 #include "common/errors.hpp"
 #include "common/files.hpp"
 #include "common/format.hpp"
+#include "common/json_number.hpp"
 #include "common/rng.hpp"
 #include "common/stats.hpp"
 #include "sim/checkpoint.hpp"
@@ -45,25 +46,6 @@ std::string unknown_key(const TomlEntry& e, const std::string& section) {
   const std::string near = nearest_option(e.key, keys);
   return e.at + ": unknown key '" + e.key + "'" + (section.empty() ? "" : " in [" + section + "]") +
          (near.empty() ? "" : " (did you mean '" + near + "'?)");
-}
-
-std::string csv_num(double v) { return std::isfinite(v) ? fmt17(v) : std::string(); }
-nlohmann::json json_num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
-
-// The flat metric columns of a run: name and value, per-layer ones suffixed _l<l>, up to L layers.
-std::vector<std::pair<std::string, double>> flat_metrics(const RunMetrics& m, std::size_t L) {
-  std::vector<std::pair<std::string, double>> out = {{"loss", m.loss},
-                                                     {"copy_accuracy", m.copy_accuracy},
-                                                     {"first_trigger_accuracy", m.first_trigger_accuracy},
-                                                     {"l1_active_attn_to_0", m.l1_active_attn_to_0}};
-  const std::pair<const char*, const std::vector<double>*> layered[] = {{"p0_norm_ratio", &m.p0_norm_ratio},
-                                                                        {"p0_cos", &m.p0_cos},
-                                                                        {"sink_rate", &m.sink_rate},
-                                                                        {"attn_to_0", &m.attn_to_0},
-                                                                        {"attn_to_1", &m.attn_to_1}};
-  for (std::size_t l = 0; l < L; ++l)
-    for (const auto& [name, v] : layered) out.emplace_back(std::string(name) + "_l" + std::to_string(l), l < v->size() ? (*v)[l] : kNaN);
-  return out;
 }
 
 std::size_t max_layers(const std::vector<RunRecord>& runs) {
@@ -161,34 +143,6 @@ std::string experiment_toml(const ExperimentConfig& c) {
   return out;
 }
 
-RunMetrics run_metrics(const TrainResult& r) {
-  if (r.probes.empty()) throw RunError("experiment: a run has no probes");
-  const ProbeRecord& last = r.probes.back();
-  RunMetrics m;
-  m.loss = last.loss;
-  m.copy_accuracy = last.scored > 0 ? last.accuracy : kNaN;
-  m.first_trigger_accuracy = last.first_scored > 0 ? last.first_accuracy : kNaN;
-  const std::size_t L = last.layers.size();
-  m.l1_active_attn_to_0 = kNaN;
-  if (L > 0) {
-    for (const HeadAttention& h : last.layers[L > 1 ? 1 : 0].heads)
-      if (std::isfinite(h.attn_to_0_active))
-        m.l1_active_attn_to_0 = std::isfinite(m.l1_active_attn_to_0) ? std::max(m.l1_active_attn_to_0, h.attn_to_0_active)
-                                                                     : h.attn_to_0_active;
-  }
-  for (const LayerProbe& lp : last.layers) {
-    m.p0_norm_ratio.push_back(lp.state.p0_norm_ratio);
-    m.p0_cos.push_back(lp.state.p0_cos);
-    m.sink_rate.push_back(lp.sink.sink_rate);
-    m.attn_to_0.push_back(lp.sink.attn_to_0);
-    m.attn_to_1.push_back(lp.sink.attn_to_1);
-  }
-  m.emerged_identification = r.emergence.identification;
-  m.emerged_high_norm = r.emergence.high_norm;
-  m.emerged_sink = r.emergence.sink;
-  return m;
-}
-
 std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vector<std::string>& variants, int seeds,
                                       int threads, const fs::path& out_dir,
                                       const std::function<void(const RunRecord&)>& on_done, bool resume) {
@@ -244,18 +198,10 @@ std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vect
 
 std::string results_csv(const std::vector<RunRecord>& runs) {
   const std::size_t L = max_layers(runs);
-  std::ostringstream out;
-  out << "variant,seed_index,seed";
-  for (const auto& [name, v] : flat_metrics(RunMetrics{}, L)) out << ',' << name;
-  out << ",emerged_identification,emerged_high_norm,emerged_sink\n";
-  auto step = [](const std::optional<int>& s) { return s ? std::to_string(*s) : std::string(); };
-  for (const RunRecord& r : runs) {
-    out << r.variant << ',' << r.seed_index << ',' << r.seed;
-    for (const auto& [name, v] : flat_metrics(r.metrics, L)) out << ',' << csv_num(v);
-    out << ',' << step(r.metrics.emerged_identification) << ',' << step(r.metrics.emerged_high_norm) << ','
-        << step(r.metrics.emerged_sink) << '\n';
-  }
-  return out.str();
+  std::string out = results_header({"variant", "seed_index", "seed"}, L);
+  for (const RunRecord& r : runs)
+    out += results_row({r.variant, std::to_string(r.seed_index), std::to_string(r.seed)}, r.metrics, L) + "\n";
+  return out;
 }
 
 Interval mean_interval(const std::vector<double>& x, double level) {
@@ -323,16 +269,16 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
     for (const RunRecord& r : runs)
       if (r.variant == name) rs.push_back(&r);
     nlohmann::json metrics = nlohmann::json::array();
-    const auto names = flat_metrics(RunMetrics{}, L);
-    for (std::size_t k = 0; k < names.size(); ++k) {
+    for (const ResultColumn& col : result_columns(L)) {
+      if (!col.metric->in_verdict) continue;
       std::vector<double> x;
       for (const RunRecord* r : rs) {
-        const double val = flat_metrics(r->metrics, L)[k].second;
+        const double val = col.metric->value(r->metrics, col.layer);
         if (std::isfinite(val)) x.push_back(val);
       }
       const Interval iv = mean_interval(x, kLevel);
-      metrics.push_back({{"metric", names[k].first}, {"n", iv.n}, {"mean", json_num(iv.mean)}, {"lo", json_num(iv.lo)},
-                         {"hi", json_num(iv.hi)}});
+      metrics.push_back({{"metric", col.name}, {"n", iv.n}, {"mean", json_number(iv.mean)}, {"lo", json_number(iv.lo)},
+                         {"hi", json_number(iv.hi)}});
     }
     int id = 0, hn = 0, sk = 0;
     for (const RunRecord* r : rs) {
@@ -364,7 +310,9 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
       {"high_norm", "max_l p0_norm_ratio", [&](const RunMetrics& m) { return max_of(m.p0_norm_ratio, 0); },
        [](const RunMetrics& m) { return m.emerged_high_norm.has_value(); }},
       {"sink", "max_{l>=1} sink_rate",
-       [&](const RunMetrics& m) { return max_of(m.sink_rate, m.sink_rate.size() > 1 ? 1 : 0); },
+       [&](const RunMetrics& m) {
+         return max_of(m.sink_rate, static_cast<std::size_t>(first_sink_layer(static_cast<int>(m.sink_rate.size()))));
+       },
        [](const RunMetrics& m) { return m.emerged_sink.has_value(); }},
   };
   nlohmann::json out = nlohmann::json::array();
@@ -396,13 +344,13 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
                      {"fails_for_control", !holds_control},
                      {"test", "welch-t two-sided"}};
     const Interval im = mean_interval(xm, kLevel), ic = mean_interval(xc, kLevel);
-    j["main"]["mean"] = json_num(im.mean);
-    j["control"]["mean"] = json_num(ic.mean);
+    j["main"]["mean"] = json_number(im.mean);
+    j["control"]["mean"] = json_number(ic.mean);
     bool supported = false;
     if (xm.size() >= 2 && xc.size() >= 2) {
       const WelchResult w = welch_t_test(xm, xc);
-      j["t"] = json_num(w.t);
-      j["dof"] = json_num(w.dof);
+      j["t"] = json_number(w.t);
+      j["dof"] = json_number(w.dof);
       j["p_value"] = w.p_value;
       j["degenerate"] = w.degenerate;
       supported = holds_main && !holds_control && im.mean > ic.mean && w.p_value < kAlpha;

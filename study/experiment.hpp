@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/train.hpp"
+#include "study/results.hpp"
 #include "study/run_options.hpp"
 
 namespace p0sim::study {
@@ -54,17 +55,6 @@ TrainConfig make_train_config(const OptionValues& options, const std::string& op
 std::string train_options_toml(const OptionValues& options);
 // TOML that `p0sim experiment --config` accepts back (only the listed variants).
 std::string experiment_toml(const ExperimentConfig& c);
-
-// Final metrics of one run, from its last probe. NaN where undefined.
-struct RunMetrics {
-  double loss = 0.0;                    // probe-batch loss at the last probe
-  double copy_accuracy = 0.0;           // at trigger positions (firstrecall, backcopy)
-  double first_trigger_accuracy = 0.0;  // at the first trigger of each row (firstrecall)
-  double l1_active_attn_to_0 = 0.0;     // max over layer-1 heads (layer 0 if L = 1) of active-query attention to key 0
-  std::vector<double> p0_norm_ratio, p0_cos, sink_rate, attn_to_0, attn_to_1;  // (L)
-  std::optional<int> emerged_identification, emerged_high_norm, emerged_sink;
-};
-RunMetrics run_metrics(const TrainResult& r);
 
 struct RunRecord {
   std::string variant;

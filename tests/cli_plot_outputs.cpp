@@ -203,7 +203,10 @@ TEST_CASE("plot of a search draws a heatmap per metric with each cell's mean in 
   for (int i = 0; i < 4; ++i) CHECK_THAT(cell[i], Catch::Matchers::WithinAbs(expected[i], 1e-9));
   CHECK(gp.find("set xtics (\"8\" 0, \"16\" 1)") != std::string::npos);
   CHECK(gp.find("set ytics (\"16\" 0, \"32\" 1)") != std::string::npos);
-  // copy_accuracy is empty in every cell: no heatmap of nothing.
+  // The file names the task's accuracy by its old name: read as task_accuracy, with one notice.
+  CHECK(o.err.find("column 'copy_accuracy' is now called 'task_accuracy'") != std::string::npos);
+  // task_accuracy is empty in every cell: no heatmap of nothing.
+  CHECK_FALSE(fs::exists(dir / "plots" / "heat_task_accuracy.png"));
   CHECK_FALSE(fs::exists(dir / "plots" / "heat_copy_accuracy.png"));
 }
 

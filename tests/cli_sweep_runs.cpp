@@ -84,8 +84,9 @@ TEST_CASE("sweep results.csv is byte-identical for --threads 1 and 2, in canonic
 
   const auto rows = lines(csv);
   REQUIRE(rows.size() == 1 + 2 * 2 * 2);
-  CHECK(rows[0].rfind("d-model,seq-len,seed_index,seed,final_loss,probe_loss,copy_accuracy,identification_step,"
-                      "high_norm_step,sink_step,emergence_step,stage,p0_norm_ratio_l0,",
+  // The one results schema of experiments and sweeps (study/results.hpp), after the grid keys.
+  CHECK(rows[0].rfind("d-model,seq-len,seed_index,seed,loss,task_accuracy,first_trigger_accuracy,l1_active_attn_to_0,"
+                      "final_loss,emerged_identification,emerged_high_norm,emerged_sink,emerged_all,stage,p0_norm_ratio_l0,",
                       0) == 0);
   CHECK(rows[0].find("wall") == std::string::npos);  // timings live in timings.csv
   // Canonical order: axes by name, values ascending, last axis fastest, then the seed index.

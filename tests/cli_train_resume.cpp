@@ -92,6 +92,7 @@ void require_same_run(const fs::path& a, const fs::path& b) {
       for (auto* j : {&x, &y}) {
         j->erase("tokens_per_s");
         j->erase("wall_seconds");
+        (*j)["config"].erase("threads");  // how the last session ran, not what it computed
       }
       REQUIRE(x.dump() == y.dump());
     } else {
@@ -191,6 +192,26 @@ TEST_CASE("a corrupt newest checkpoint is refused and the older one used", "[cli
   CHECK(o.err.find("resuming") != std::string::npos);
   CHECK(o.err.find("at step 28") != std::string::npos);  // the previous checkpoint
   require_same_run(whole, broken);
+}
+
+TEST_CASE("a run started on one thread and resumed on two ends with the bytes of a one-thread run", "[cli][resume]") {
+  const fs::path whole = dir("whole3"), resumed = dir("resumed3");
+  // B * row FLOPs of this config give 5 chunks per step, so two threads really split the step.
+  const std::string run = "train --vocab 16 --d-model 64 --heads 4 --seq-len 32 --batch 16 --steps 20 --lr 3e-3 "
+                          "--task firstrecall --probe-every 5 --probe-batch 16 --checkpoint-every 6 --seed 5 --out ";
+  REQUIRE(run_p0sim(run + whole.string() + " --threads 1").code == 0);
+  REQUIRE(run_p0sim(run + resumed.string() + " --threads 1").code == 0);
+  // As if stopped after the checkpoint at step 18: drop the results and the newest checkpoint.
+  for (const char* f : {"summary.json", "train.csv", "trace.csv", "heads.csv"}) fs::remove(resumed / f);
+  fs::remove_all(resumed / "weights");
+  fs::remove(resumed / "checkpoint" / "state.ckpt");
+  fs::rename(resumed / "checkpoint" / "state.prev.ckpt", resumed / "checkpoint" / "state.ckpt");
+  REQUIRE(checkpoint_step(resumed / "checkpoint" / "state.ckpt") == 18);
+  const Outcome o = run_p0sim("train --resume " + resumed.string() + " --threads 2");
+  CAPTURE(o.err);
+  REQUIRE(o.code == 0);
+  CHECK(o.err.find("at step 18") != std::string::npos);
+  require_same_run(whole, resumed);
 }
 
 // --lr 10 on the default config does not diverge: AdamW's normalised update and --clip 1 keep the

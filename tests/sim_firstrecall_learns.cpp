@@ -115,7 +115,7 @@ TEST_CASE("causal mask alone lets a NoPE no-BOS model find position 0 and copy i
     fs::create_directories(dir);
     write_run(dir, model, c, r);
     const auto s = nlohmann::json::parse(std::ifstream(dir / "summary.json"));
-    CHECK(s.at("copy_accuracy").get<double>() == last.accuracy);
+    CHECK(s.at("task_accuracy").get<double>() == last.accuracy);
     CHECK(s.at("first_trigger_accuracy").get<double>() == last.first_accuracy);
     CHECK(s.at("probe").at("emergence").at("identification").get<int>() == *r.emergence.identification);
     CHECK(s.at("probe").at("stage_history").size() == r.probes.size());
