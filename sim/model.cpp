@@ -149,7 +149,7 @@ struct Model<Scalar>::Impl {
   std::vector<Index> g_hidden, g_mid, g_att;
   Index g_logits = none;
 
-  ly::GemmSpace<S> gemm_space;  // packing space of every product, sized below
+  GemmSpace<S> gemm_space;  // packing space of every product, sized below
 
   // The ablation in force (set_ablation): none when abl_layer < 0.
   Index abl_layer = none, abl_head = none;
