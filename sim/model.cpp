@@ -17,6 +17,9 @@
 // (B,P,.) row-major. prefix-bidirectional: for every row b and target t, one sequence of the t+1
 // columns 0..t (attending to each other fully); only its last column is scored, so there are
 // B*P(P+1)/2 columns and still B*P predictions. The accessors gather position t from pass t.
+//
+// Parameters, gradients and activations are each one flat buffer, read and written through the
+// named views of sim/model_views.hpp; the kernels are sim/layers/.
 #include "sim/model.hpp"
 
 #include <algorithm>
@@ -199,6 +202,19 @@ struct Model<Scalar>::Impl {
   void linear_backward(Matrix& dx, Matrix& dw, const Matrix& dy, const Matrix& x, const Matrix& w) {
     ly::matmul_backward(dx.data(), dw.data(), dy.data(), x.data(), w.data(), N, w.rows(), w.cols(), gemm_space);
   }
+  void attention_forward(Matrix& y, typename Acts::Vector& att, const Matrix& qkv) {
+    ly::attention_forward(y.data(), att.data(), qkv.data(), seqs.data(), nseq, C, H, mask, attn, gemm_space);
+  }
+  void attention_backward(Matrix& dqkv, const Matrix& dy, const typename Acts::Vector& att, const Matrix& qkv) {
+    ly::attention_backward(dqkv.data(), a.dscores.data(), dy.data(), att.data(), qkv.data(), seqs.data(), nseq, C, H,
+                           mask, attn, gemm_space);
+  }
+  void rope_forward(Matrix& qkv) {
+    ly::rope_forward(qkv.data(), positions.data(), a.rope_cos.data(), a.rope_sin.data(), N, C, H);
+  }
+  void rope_backward(Matrix& dqkv) {
+    ly::rope_backward(dqkv.data(), positions.data(), a.rope_cos.data(), a.rope_sin.data(), N, C, H);
+  }
   void zero(Matrix& m) { m.leftCols(N).setZero(); }
   // rows [first, first+count) of an activation := abl_value (or 0) in every column
   void ablate(Matrix& m, Index first, Index count) {
@@ -211,30 +227,27 @@ struct Model<Scalar>::Impl {
     if (B < 1 || B > max_batch)
       throw std::invalid_argument("Model::forward: batch " + std::to_string(B) + " outside 1.." + std::to_string(max_batch));
     lay_out(rows, B);
-    const std::int32_t* pos = positions.data();
-    ly::encoder_forward(a.res[0].data(), tokens.data(), pos, p.tok_emb.data(), p.pos_emb.data(), N, C);
+    ly::encoder_forward(a.res[0].data(), tokens.data(), positions.data(), p.tok_emb.data(), p.pos_emb.data(), N, C);
     for (Index l = 0; l < L; ++l) {
-      const typename Params::Block& w = p.blocks[static_cast<std::size_t>(l)];
-      typename Acts::Block& b = a.blocks[static_cast<std::size_t>(l)];
-      Matrix& x = a.res[static_cast<std::size_t>(l)];
-      // x = x + attn(norm1(x))
-      norm_forward(b.norm1, x, w.norm1);
+      const typename Params::Block& w = p.blocks[l];
+      typename Acts::Block& b = a.blocks[l];
+      // x = x + attn(norm1(x)): into mid, the residual copied, then the projection added by its GEMM
+      norm_forward(b.norm1, a.res[l], w.norm1);
       linear_forward(b.qkv, b.norm1.out, w.attn.wqkv);
-      if (rope) ly::rope_forward(b.qkv.data(), pos, a.rope_cos.data(), a.rope_sin.data(), N, C, H);
-      ly::attention_forward(b.atty.data(), b.att.data(), b.qkv.data(), seqs.data(), nseq, C, H, mask, attn, gemm_space);
+      if (rope) rope_forward(b.qkv);
+      attention_forward(b.atty, b.att, b.qkv);
       if (abl_layer == l && abl_head >= 0) ablate(b.atty, abl_head * D, D);
-      b.mid.leftCols(N) = x.leftCols(N);
+      b.mid.leftCols(N) = a.res[l].leftCols(N);
       linear_forward(b.mid, b.atty, w.attn.wo, true);
-      // x = x + mlp(norm2(x))
+      // x = x + mlp(norm2(x)): into res[l+1] likewise
       norm_forward(b.norm2, b.mid, w.norm2);
       linear_forward(b.fch, b.norm2.out, w.mlp.w1);
       ly::act_forward(b.fch_act.data(), b.fch.data(), b.fch.data(), F * N, act);  // fch becomes act'(fch)
       if (abl_layer == l && abl_head == none) ablate(b.fch_act, 0, F);
-      Matrix& x_next = a.res[static_cast<std::size_t>(l + 1)];
-      x_next.leftCols(N) = b.mid.leftCols(N);
-      linear_forward(x_next, b.fch_act, w.mlp.w2, true);
+      a.res[l + 1].leftCols(N) = b.mid.leftCols(N);
+      linear_forward(a.res[l + 1], b.fch_act, w.mlp.w2, true);
     }
-    norm_forward(a.norm_f, a.res[static_cast<std::size_t>(L)], p.norm_f);
+    norm_forward(a.norm_f, a.res[L], p.norm_f);
     linear_forward(a.logits, a.norm_f.out, p.lm_head);
     const double total = ly::crossentropy_forward(a.probs.data(), a.logits.data(), targets.data(), N, V);
     if (prefix) gather();
@@ -244,17 +257,16 @@ struct Model<Scalar>::Impl {
   void backward() {
     if (abl_layer != none) throw std::logic_error("Model::backward with an ablation set (ablations are for evaluation)");
     if (batch == 0) throw std::logic_error("Model::backward called before forward");
-    const std::int32_t* pos = positions.data();
     ly::crossentropy_backward(a.dlogits.data(), a.probs.data(), targets.data(), N, V, S(1) / static_cast<S>(batch * P),
                               false);
     zero(a.dln);
     linear_backward(a.dln, g.lm_head, a.dlogits, a.norm_f.out, p.lm_head);
     zero(a.dres);
-    norm_backward(a.dres, g.norm_f, a.dln, a.res[static_cast<std::size_t>(L)], a.norm_f, p.norm_f);
+    norm_backward(a.dres, g.norm_f, a.dln, a.res[L], a.norm_f, p.norm_f);
     for (Index l = L - 1; l >= 0; --l) {
-      const typename Params::Block& w = p.blocks[static_cast<std::size_t>(l)];
-      typename Params::Block& dw = g.blocks[static_cast<std::size_t>(l)];
-      const typename Acts::Block& b = a.blocks[static_cast<std::size_t>(l)];
+      const typename Params::Block& w = p.blocks[l];
+      typename Params::Block& dw = g.blocks[l];
+      const typename Acts::Block& b = a.blocks[l];
       // mlp sublayer: dres is dL/d(res[l+1]) and becomes dL/d(mid)
       zero(a.dfch);
       linear_backward(a.dfch, dw.mlp.w2, a.dres, b.fch_act, w.mlp.w2);
@@ -265,14 +277,13 @@ struct Model<Scalar>::Impl {
       // attention sublayer: dres becomes dL/d(res[l])
       zero(a.datty);
       linear_backward(a.datty, dw.attn.wo, a.dres, b.atty, w.attn.wo);
-      ly::attention_backward(a.dqkv.data(), a.dscores.data(), a.datty.data(), b.att.data(), b.qkv.data(), seqs.data(),
-                             nseq, C, H, mask, attn, gemm_space);
-      if (rope) ly::rope_backward(a.dqkv.data(), pos, a.rope_cos.data(), a.rope_sin.data(), N, C, H);
+      attention_backward(a.dqkv, a.datty, b.att, b.qkv);
+      if (rope) rope_backward(a.dqkv);
       zero(a.dln);
       linear_backward(a.dln, dw.attn.wqkv, a.dqkv, b.norm1.out, w.attn.wqkv);
-      norm_backward(a.dres, dw.norm1, a.dln, a.res[static_cast<std::size_t>(l)], b.norm1, w.norm1);
+      norm_backward(a.dres, dw.norm1, a.dln, a.res[l], b.norm1, w.norm1);
     }
-    ly::encoder_backward(g.tok_emb.data(), g.pos_emb.data(), a.dres.data(), tokens.data(), pos, N, C);
+    ly::encoder_backward(g.tok_emb.data(), g.pos_emb.data(), a.dres.data(), tokens.data(), positions.data(), N, C);
   }
 
   // Fills the column tables (tokens, positions, targets, sequences) for `rows`.
@@ -313,8 +324,8 @@ struct Model<Scalar>::Impl {
       for (Index t = 0; t < P; ++t) {
         const ly::Sequence& s = seqs[static_cast<std::size_t>(b * P + t)];
         const Index col = s.offset + t, out = b * P + t;
-        for (std::size_t l = 0; l <= static_cast<std::size_t>(L); ++l) a.gathered.hidden[l].col(out) = a.res[l].col(col);
-        for (std::size_t l = 0; l < static_cast<std::size_t>(L); ++l) {
+        for (Index l = 0; l <= L; ++l) a.gathered.hidden[l].col(out) = a.res[l].col(col);
+        for (Index l = 0; l < L; ++l) {
           a.gathered.mid[l].col(out) = a.blocks[l].mid.col(col);
           for (Index h = 0; h < H; ++h) {
             S* row = a.gathered.att[l].data() + (b * H + h) * D2 + t * P;  // (query t, keys)

@@ -1,5 +1,5 @@
 #pragma once
-// The MLP nonlinearity.
+// MLP activation: gelu (tanh approximation) or relu.
 // Legend and layout: sim/layers/tensor.hpp.
 #include <cmath>
 #include <numbers>
@@ -10,7 +10,6 @@ namespace p0sim::sim::layers {
 
 enum class ActKind { gelu, relu };
 
-// ---- MLP activation: gelu (tanh approximation) or relu ---------------------------------------------
 // (F,N) -> (F,N), elementwise over a flat buffer of M = F*N values.
 template <typename S>
 void act_forward(S* out, const S* inp, Index M, ActKind kind) {

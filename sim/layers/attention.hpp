@@ -1,5 +1,5 @@
 #pragma once
-// Scaled dot-product attention with its fused kernels.
+// Scaled dot-product attention per sequence and head.
 // Legend and layout: sim/layers/tensor.hpp.
 #include <algorithm>
 #include <cmath>
@@ -22,7 +22,6 @@ struct Sequence {
 enum class MaskKind { causal, full };       // key <= query, or every key of the sequence
 enum class AttnKind { softmax, softmax1, sigmoid };
 
-// ---- scaled dot-product attention per sequence and head -------------------------------------------
 // Fused kernels for the short sequences p0sim trains on (P up to a few hundred, D = C/H small):
 // per (sequence, head) the scores, mask, softmax and A.v of a block of queries are computed from
 // L1-resident panels, with no per-product call overhead and no packing, and under the causal mask

@@ -1,5 +1,5 @@
 #pragma once
-// Token (and absolute position) embedding.
+// Embedding: x = tok_emb[token] (+ pos_emb[position])
 // Legend and layout: sim/layers/tensor.hpp.
 #include <cstdint>
 
@@ -7,7 +7,6 @@
 
 namespace p0sim::sim::layers {
 
-// ---- embedding: x = tok_emb[token] (+ pos_emb[position]) ----------------------------------------
 // (C,N) <- tok_emb (V,C), pos_emb (P,C) or nullptr
 template <typename S>
 void encoder_forward(S* out, const std::int32_t* tokens, const std::int32_t* positions, const S* tok_emb,

@@ -1,12 +1,11 @@
 #pragma once
-// Linear layers on the pre-sized GEMM of sim/gemm.hpp.
+// Linear y = x W^T, W stored (O,I) row-major.
 // Legend and layout: sim/layers/tensor.hpp.
 #include "sim/gemm.hpp"
 #include "sim/layers/tensor.hpp"
 
 namespace p0sim::sim::layers {
 
-// ---- linear y = x W^T, W stored (O,I) row-major ----------------------------------------------------
 template <typename S>
 void matmul_reserve(GemmSpace<S>& ws, Index N, Index I, Index O) {
   ws.reserve(O, N, I);

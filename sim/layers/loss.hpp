@@ -1,5 +1,5 @@
 #pragma once
-// Softmax cross-entropy.
+// Cross-entropy.
 // Legend and layout: sim/layers/tensor.hpp.
 #include <cmath>
 #include <cstdint>
@@ -8,7 +8,6 @@
 
 namespace p0sim::sim::layers {
 
-// ---- cross-entropy -------------------------------------------------------------------------------
 // probs (V,N) softmax of logits (V,N); returns the sum over columns with target >= 0 of -log p[target].
 template <typename S>
 double crossentropy_forward(S* probs, const S* logits, const std::int32_t* targets, Index N, Index V) {

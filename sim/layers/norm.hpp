@@ -1,5 +1,5 @@
 #pragma once
-// RMSNorm and LayerNorm.
+// RMSNorm / LayerNorm over C, eps 1e-5.
 // Legend and layout: sim/layers/tensor.hpp.
 #include <cmath>
 
@@ -11,7 +11,6 @@ enum class NormKind { rms, layer };
 
 inline constexpr double norm_eps = 1e-5;
 
-// ---- RMSNorm / LayerNorm over C, eps 1e-5 ---------------------------------------------------------
 // (C,N) -> (C,N); caches mean (N) (LayerNorm only) and rstd (N) for the backward.
 template <typename S>
 void norm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, const S* bias, Index N, Index C,

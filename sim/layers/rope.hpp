@@ -1,5 +1,5 @@
 #pragma once
-// Rotary position embedding.
+// RoPE on q and k (GPT-NeoX layout: pairs (i, i+D/2) rotated by t * 10000^(-2i/D))
 // Legend and layout: sim/layers/tensor.hpp.
 #include <cmath>
 #include <cstdint>
@@ -8,7 +8,6 @@
 
 namespace p0sim::sim::layers {
 
-// ---- RoPE on q and k (GPT-NeoX layout: pairs (i, i+D/2) rotated by t * 10000^(-2i/D)) ----------
 // qkv (3C,N) in place; table: cos/sin (Pmax, D/2) row-major.
 template <typename S>
 void rope_table(S* cos_t, S* sin_t, Index Pmax, Index D) {
