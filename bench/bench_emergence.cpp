@@ -118,7 +118,7 @@ BENCHMARK(BM_parallel_step)
 
 // The step's GEMMs alone, back to back: for every chunk of ParallelStep's split (the one p0sim
 // train uses on any thread count), every linear layer's forward (W x), and backward (dW += x dy^T,
-// dx += W^T dy), through layers::gemm with the same presized packing space, on one thread. No
+// dx += W^T dy), through sim/gemm.hpp with the same presized packing space, on one thread. No
 // attention, norm, activation, loss, embedding, reduction or AdamW: a lower bound on the step's
 // time with Eigen's GEMM, whatever the other kernels become. BM_parallel_step at the same args
 // (threads 1, chunks 0) is the step itself, so step / floor is the most any non-GEMM work can win.
@@ -134,7 +134,7 @@ void BM_step_gemm_floor(benchmark::State& state) {
   std::vector<Linear> linears;
   for (int l = 0; l < c.layers; ++l) linears.insert(linears.end(), {{C, 3 * C}, {C, C}, {C, F}, {F, C}});
   linears.push_back({C, V});
-  ly::GemmSpace<float> ws;
+  GemmSpace<float> ws;
   Eigen::Index most = 0;
   for (const Linear& f : linears) {
     ly::matmul_reserve(ws, N, f.in, f.out);

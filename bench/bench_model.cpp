@@ -133,7 +133,7 @@ constexpr Index kN = 1024, kC = 64, kH = 4, kF = 256, kP = 32;
 void BM_matmul_fwd(benchmark::State& state) {
   const Index I = state.range(0), O = state.range(1);
   auto x = normal_buffer(kN * I, 1), w = normal_buffer(O * I, 2), y = normal_buffer(kN * O, 3);
-  layers::GemmSpace<float> ws;
+  GemmSpace<float> ws;
   layers::matmul_reserve(ws, kN, I, O);
   for (auto _ : state) {
     layers::matmul_forward(y.data(), x.data(), w.data(), kN, I, O, false, ws);
@@ -145,7 +145,7 @@ void BM_matmul_bwd(benchmark::State& state) {
   const Index I = state.range(0), O = state.range(1);
   auto x = normal_buffer(kN * I, 1), w = normal_buffer(O * I, 2), dy = normal_buffer(kN * O, 3);
   std::vector<float> dx(static_cast<std::size_t>(kN * I)), dw(static_cast<std::size_t>(O * I));
-  layers::GemmSpace<float> ws;
+  GemmSpace<float> ws;
   layers::matmul_reserve(ws, kN, I, O);
   for (auto _ : state) {
     layers::matmul_backward(dx.data(), dw.data(), dy.data(), x.data(), w.data(), kN, I, O, ws);
@@ -215,7 +215,7 @@ double max_rel_error(const A& got, const B& want) {
 struct AttentionSetup {
   std::vector<layers::Sequence> seqs;
   std::vector<float> qkv, out, att, dout, dqkv, scratch;
-  layers::GemmSpace<float> ws;
+  GemmSpace<float> ws;
   explicit AttentionSetup(layers::AttnKind a) {
     for (Index s = 0; s < kN / kP; ++s) seqs.push_back({s * kP, kP, s * kH * kP * kP});
     qkv = normal_buffer(kN * 3 * kC, 1);

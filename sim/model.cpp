@@ -17,6 +17,9 @@
 // (B,P,.) row-major. prefix-bidirectional: for every row b and target t, one sequence of the t+1
 // columns 0..t (attending to each other fully); only its last column is scored, so there are
 // B*P(P+1)/2 columns and still B*P predictions. The accessors gather position t from pass t.
+//
+// Parameters, gradients and activations are each one flat buffer, read and written through the
+// named views of sim/model_views.hpp; the kernels are sim/layers/.
 #include "sim/model.hpp"
 
 #include <algorithm>
@@ -26,6 +29,7 @@
 #include "common/errors.hpp"
 #include "common/rng.hpp"
 #include "sim/layers.hpp"
+#include "sim/model_views.hpp"
 
 namespace p0sim::sim {
 
@@ -82,164 +86,177 @@ template <typename Scalar>
 struct Model<Scalar>::Impl {
   using S = Scalar;
   using Vector = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+  using Matrix = ly::Cols<S>;
+  using Params = ParamViews<S>;
+  using Acts = ActivationViews<S>;
   static constexpr Index none = -1;
-
-  // Offsets of one block's tensors in the parameter (and gradient) buffer.
-  struct BlockParams {
-    Index norm1_w, norm1_b, wqkv, wo, norm2_w, norm2_b, w1, w2;
-  };
-  // Offsets of one block's activations in the activation buffer.
-  struct BlockActs {
-    Index ln1, ln1_mean, ln1_rstd;  // (C,N), (N), (N)
-    Index qkv;                      // (3C,N), q and k after RoPE
-    Index att;                      // per sequence (H,len,len), probabilities
-    Index atty;                     // (C,N) attention output before wo
-    Index mid;                      // (C,N) residual after the attention sublayer
-    Index ln2, ln2_mean, ln2_rstd;  // (C,N), (N), (N)
-    Index fch, fch_act;             // (F,N) pre-activation (then its activation's derivative), post-activation
-  };
 
   ModelConfig cfg;
   std::vector<TensorInfo> layout;
-  int max_batch = 0;
-  Index C, H, F, V, P, L, Nmax, att_max;
+  int max_batch;
+  typename Acts::Sizes sizes;
+  Index C, H, D, F, V, P, L;
+  bool prefix, rope;
   ly::MaskKind mask;
   ly::AttnKind attn;
   ly::NormKind norm;
   ly::ActKind act;
-  bool prefix;
 
-  Vector params, grads, acts;
-  Index tok_emb, pos_emb = none, norm_f_w, norm_f_b = none, lm_head;
-  std::vector<BlockParams> bp;
-  std::vector<BlockActs> ba;
-  std::vector<Index> res;            // L+1 residual streams (C,N): res[0] embeddings, res[l+1] after block l
-  Index lnf, lnf_mean, lnf_rstd;     // (C,N), (N), (N)
-  Index logits, probs;               // (V,N)
-  Index dres, dln, dqkv, datty, dfch, dlogits, scratch;  // backward scratch
-  Index rope_cos = none, rope_sin = none;  // (P, D/2)
-  // prefix-bidirectional: (B,P,.) gathers of the last forward for the accessors
-  std::vector<Index> g_hidden, g_mid, g_att;
-  Index g_logits = none;
-
-  ly::GemmSpace<S> gemm_space;  // packing space of every product, sized below
+  Vector params, grads, acts;  // the flat buffers, and their views:
+  Params p;                    // parameters
+  Params g;                    // gradients, the same layout
+  Acts a;                      // activations and backward scratch
+  GemmSpace<S> gemm_space;     // packing space of every product, sized below
 
   // The ablation in force (set_ablation): none when abl_layer < 0.
   Index abl_layer = none, abl_head = none;
   Vector abl_value;  // empty: zeros
 
+  // The columns of the last forward (lay_out)
   std::vector<ly::Sequence> seqs;
   std::vector<std::int32_t> tokens, positions, targets;  // (N)
   Index nseq = 0, N = 0;
   int batch = 0;
 
-  S* p(Index off) { return params.data() + off; }
-  S* g(Index off) { return off == none ? nullptr : grads.data() + off; }
-  S* a(Index off) { return acts.data() + off; }
-  const S* pc(Index off) const { return off == none ? nullptr : params.data() + off; }
-
-  Impl(const ModelConfig& config, int mb) : cfg(config), layout(parameter_layout(config)), max_batch(mb) {
+  static typename Acts::Sizes size_for(const ModelConfig& c, int mb) {
     if (mb < 1) throw std::invalid_argument("Model: max_batch must be >= 1");
-    C = cfg.d_model;
-    H = cfg.heads;
-    F = cfg.d_ff;
-    V = cfg.vocab;
-    P = cfg.positions();
-    L = cfg.layers;
-    prefix = cfg.mask == Mask::prefix_bidirectional;
-    mask = cfg.mask == Mask::causal ? ly::MaskKind::causal : ly::MaskKind::full;
-    attn = cfg.attn == Attn::softmax ? ly::AttnKind::softmax
-           : cfg.attn == Attn::softmax1 ? ly::AttnKind::softmax1
-                                        : ly::AttnKind::sigmoid;
-    norm = cfg.norm == Norm::rms ? ly::NormKind::rms : ly::NormKind::layer;
-    act = cfg.act == Act::gelu ? ly::ActKind::gelu : ly::ActKind::relu;
+    const Index B = mb, P = c.positions(), H = c.heads;
+    const bool prefix = c.mask == Mask::prefix_bidirectional;
+    return {c.d_model, H, c.d_ff, c.vocab, P, c.layers, B, prefix ? B * P * (P + 1) / 2 : B * P,
+            prefix ? B * H * (P * (P + 1) * (2 * P + 1) / 6) : B * H * P * P, c.pos == PosEnc::rope, prefix};
+  }
 
-    const Index B = mb;
-    Nmax = prefix ? B * P * (P + 1) / 2 : B * P;
-    // attention probabilities per layer: H * sum over sequences of len^2
-    att_max = prefix ? B * H * (P * (P + 1) * (2 * P + 1) / 6) : B * H * P * P;
-    const Index nseq_max = prefix ? B * P : B;
-
-    // parameters
-    auto off = [&](const std::string& name) {
-      for (const auto& t : layout)
-        if (t.name == name) return t.offset;
-      return none;
-    };
-    tok_emb = off("tok_emb");
-    pos_emb = off("pos_emb");
-    for (Index l = 0; l < L; ++l) {
-      const std::string b = "blocks." + std::to_string(l) + ".";
-      bp.push_back({off(b + "norm1.weight"), off(b + "norm1.bias"), off(b + "attn.wq"), off(b + "attn.wo"),
-                    off(b + "norm2.weight"), off(b + "norm2.bias"), off(b + "mlp.w1"), off(b + "mlp.w2")});
-    }
-    norm_f_w = off("norm_f.weight");
-    norm_f_b = off("norm_f.bias");
-    lm_head = off("lm_head");
-    const Index nparams = layout.back().offset + layout.back().size;
-    params = Vector::Zero(nparams);
-    grads = Vector::Zero(nparams);
-
-    // activations: one flat buffer
-    Index total = 0;
-    auto take = [&](Index size) {
-      const Index at = total;
-      total += size;
-      return at;
-    };
-    for (Index l = 0; l <= L; ++l) res.push_back(take(C * Nmax));
-    for (Index l = 0; l < L; ++l) {
-      BlockActs b{};
-      b.ln1 = take(C * Nmax);
-      b.ln1_mean = take(Nmax);
-      b.ln1_rstd = take(Nmax);
-      b.qkv = take(3 * C * Nmax);
-      b.att = take(att_max);
-      b.atty = take(C * Nmax);
-      b.mid = take(C * Nmax);
-      b.ln2 = take(C * Nmax);
-      b.ln2_mean = take(Nmax);
-      b.ln2_rstd = take(Nmax);
-      b.fch = take(F * Nmax);
-      b.fch_act = take(F * Nmax);
-      ba.push_back(b);
-    }
-    lnf = take(C * Nmax);
-    lnf_mean = take(Nmax);
-    lnf_rstd = take(Nmax);
-    logits = take(V * Nmax);
-    probs = take(V * Nmax);
-    dres = take(C * Nmax);
-    dln = take(C * Nmax);
-    dqkv = take(3 * C * Nmax);
-    datty = take(C * Nmax);
-    dfch = take(F * Nmax);
-    dlogits = take(V * Nmax);
-    scratch = take(P * P);
-    const Index D = C / H;
-    if (cfg.pos == PosEnc::rope) {
-      rope_cos = take(P * (D / 2));
-      rope_sin = take(P * (D / 2));
-    }
-    if (prefix) {
-      for (Index l = 0; l <= L; ++l) g_hidden.push_back(take(B * P * C));
-      for (Index l = 0; l < L; ++l) g_mid.push_back(take(B * P * C));
-      for (Index l = 0; l < L; ++l) g_att.push_back(take(B * H * P * P));
-      g_logits = take(B * P * V);
-    }
-    acts = Vector::Zero(total);
-    if (cfg.pos == PosEnc::rope) ly::rope_table(a(rope_cos), a(rope_sin), P, D);
-
+  Impl(const ModelConfig& config, int mb)
+      : cfg(config),
+        layout(parameter_layout(config)),
+        max_batch(mb),
+        sizes(size_for(config, mb)),
+        C(sizes.C), H(sizes.H), D(C / H), F(sizes.F), V(sizes.V), P(sizes.P), L(sizes.L),
+        prefix(sizes.prefix), rope(sizes.rope),
+        mask(cfg.mask == Mask::causal ? ly::MaskKind::causal : ly::MaskKind::full),
+        attn(cfg.attn == Attn::softmax    ? ly::AttnKind::softmax
+             : cfg.attn == Attn::softmax1 ? ly::AttnKind::softmax1
+                                          : ly::AttnKind::sigmoid),
+        norm(cfg.norm == Norm::rms ? ly::NormKind::rms : ly::NormKind::layer),
+        act(cfg.act == Act::gelu ? ly::ActKind::gelu : ly::ActKind::relu),
+        params(Vector::Zero(layout.back().offset + layout.back().size)),
+        grads(Vector::Zero(params.size())),
+        acts(Vector::Zero(Acts(nullptr, sizes).size)),
+        p(params.data(), layout, cfg.layers),
+        g(grads.data(), layout, cfg.layers),
+        a(acts.data(), sizes) {
+    if (rope) ly::rope_table(a.rope_cos.data(), a.rope_sin.data(), P, D);
+    const Index Nmax = sizes.Nmax;
     ly::matmul_reserve(gemm_space, Nmax, C, 3 * C);
     ly::matmul_reserve(gemm_space, Nmax, C, C);
     ly::matmul_reserve(gemm_space, Nmax, C, F);
     ly::matmul_reserve(gemm_space, Nmax, F, C);
     ly::matmul_reserve(gemm_space, Nmax, C, V);
     ly::attention_reserve(gemm_space, P, D);
-    seqs.resize(static_cast<std::size_t>(nseq_max));
+    seqs.resize(static_cast<std::size_t>(prefix ? sizes.B * P : sizes.B));
     tokens.resize(static_cast<std::size_t>(Nmax));
     positions.resize(static_cast<std::size_t>(Nmax));
     targets.resize(static_cast<std::size_t>(Nmax));
+  }
+
+  // ---- the layers, bound to this model's sizes and the N columns of the last lay_out ----
+  void norm_forward(typename Acts::Norm& y, const Matrix& x, const typename Params::Norm& w) {
+    ly::norm_forward(y.out.data(), y.mean.data(), y.rstd.data(), x.data(), w.weight.data(), w.bias.data(), N, C, norm);
+  }
+  void norm_backward(Matrix& dx, typename Params::Norm& dw, const Matrix& dy, const Matrix& x,
+                     const typename Acts::Norm& y, const typename Params::Norm& w) {
+    ly::norm_backward(dx.data(), dw.weight.data(), dw.bias.data(), dy.data(), x.data(), y.mean.data(), y.rstd.data(),
+                      w.weight.data(), N, C, norm);
+  }
+  // y = x W^T, or y += x W^T (a residual connection fused into the GEMM); W is viewed (in,out)
+  void linear_forward(Matrix& y, const Matrix& x, const Matrix& w, bool residual = false) {
+    ly::matmul_forward(y.data(), x.data(), w.data(), N, w.rows(), w.cols(), residual, gemm_space);
+  }
+  void linear_backward(Matrix& dx, Matrix& dw, const Matrix& dy, const Matrix& x, const Matrix& w) {
+    ly::matmul_backward(dx.data(), dw.data(), dy.data(), x.data(), w.data(), N, w.rows(), w.cols(), gemm_space);
+  }
+  void attention_forward(Matrix& y, typename Acts::Vector& att, const Matrix& qkv) {
+    ly::attention_forward(y.data(), att.data(), qkv.data(), seqs.data(), nseq, C, H, mask, attn, gemm_space);
+  }
+  void attention_backward(Matrix& dqkv, const Matrix& dy, const typename Acts::Vector& att, const Matrix& qkv) {
+    ly::attention_backward(dqkv.data(), a.dscores.data(), dy.data(), att.data(), qkv.data(), seqs.data(), nseq, C, H,
+                           mask, attn, gemm_space);
+  }
+  void rope_forward(Matrix& qkv) {
+    ly::rope_forward(qkv.data(), positions.data(), a.rope_cos.data(), a.rope_sin.data(), N, C, H);
+  }
+  void rope_backward(Matrix& dqkv) {
+    ly::rope_backward(dqkv.data(), positions.data(), a.rope_cos.data(), a.rope_sin.data(), N, C, H);
+  }
+  void zero(Matrix& m) { m.leftCols(N).setZero(); }
+  // rows [first, first+count) of an activation := abl_value (or 0) in every column
+  void ablate(Matrix& m, Index first, Index count) {
+    auto block = Matrix(m.data(), m.rows(), N).middleRows(first, count);
+    if (abl_value.size() == 0) block.setZero();
+    else block.colwise() = abl_value;
+  }
+
+  double forward(const std::int32_t* rows, int B) {
+    if (B < 1 || B > max_batch)
+      throw std::invalid_argument("Model::forward: batch " + std::to_string(B) + " outside 1.." + std::to_string(max_batch));
+    lay_out(rows, B);
+    ly::encoder_forward(a.res[0].data(), tokens.data(), positions.data(), p.tok_emb.data(), p.pos_emb.data(), N, C);
+    for (Index l = 0; l < L; ++l) {
+      const typename Params::Block& w = p.blocks[l];
+      typename Acts::Block& b = a.blocks[l];
+      // x = x + attn(norm1(x)): into mid, the residual copied, then the projection added by its GEMM
+      norm_forward(b.norm1, a.res[l], w.norm1);
+      linear_forward(b.qkv, b.norm1.out, w.attn.wqkv);
+      if (rope) rope_forward(b.qkv);
+      attention_forward(b.atty, b.att, b.qkv);
+      if (abl_layer == l && abl_head >= 0) ablate(b.atty, abl_head * D, D);
+      b.mid.leftCols(N) = a.res[l].leftCols(N);
+      linear_forward(b.mid, b.atty, w.attn.wo, true);
+      // x = x + mlp(norm2(x)): into res[l+1] likewise
+      norm_forward(b.norm2, b.mid, w.norm2);
+      linear_forward(b.fch, b.norm2.out, w.mlp.w1);
+      ly::act_forward(b.fch_act.data(), b.fch.data(), b.fch.data(), F * N, act);  // fch becomes act'(fch)
+      if (abl_layer == l && abl_head == none) ablate(b.fch_act, 0, F);
+      a.res[l + 1].leftCols(N) = b.mid.leftCols(N);
+      linear_forward(a.res[l + 1], b.fch_act, w.mlp.w2, true);
+    }
+    norm_forward(a.norm_f, a.res[L], p.norm_f);
+    linear_forward(a.logits, a.norm_f.out, p.lm_head);
+    const double total = ly::crossentropy_forward(a.probs.data(), a.logits.data(), targets.data(), N, V);
+    if (prefix) gather();
+    return total / static_cast<double>(B * P);
+  }
+
+  void backward() {
+    if (abl_layer != none) throw std::logic_error("Model::backward with an ablation set (ablations are for evaluation)");
+    if (batch == 0) throw std::logic_error("Model::backward called before forward");
+    ly::crossentropy_backward(a.dlogits.data(), a.probs.data(), targets.data(), N, V, S(1) / static_cast<S>(batch * P),
+                              false);
+    zero(a.dln);
+    linear_backward(a.dln, g.lm_head, a.dlogits, a.norm_f.out, p.lm_head);
+    zero(a.dres);
+    norm_backward(a.dres, g.norm_f, a.dln, a.res[L], a.norm_f, p.norm_f);
+    for (Index l = L - 1; l >= 0; --l) {
+      const typename Params::Block& w = p.blocks[l];
+      typename Params::Block& dw = g.blocks[l];
+      const typename Acts::Block& b = a.blocks[l];
+      // mlp sublayer: dres is dL/d(res[l+1]) and becomes dL/d(mid)
+      zero(a.dfch);
+      linear_backward(a.dfch, dw.mlp.w2, a.dres, b.fch_act, w.mlp.w2);
+      ly::act_backward_cached(a.dfch.data(), b.fch.data(), F * N);
+      zero(a.dln);
+      linear_backward(a.dln, dw.mlp.w1, a.dfch, b.norm2.out, w.mlp.w1);
+      norm_backward(a.dres, dw.norm2, a.dln, b.mid, b.norm2, w.norm2);
+      // attention sublayer: dres becomes dL/d(res[l])
+      zero(a.datty);
+      linear_backward(a.datty, dw.attn.wo, a.dres, b.atty, w.attn.wo);
+      attention_backward(a.dqkv, a.datty, b.att, b.qkv);
+      if (rope) rope_backward(a.dqkv);
+      zero(a.dln);
+      linear_backward(a.dln, dw.attn.wqkv, a.dqkv, b.norm1.out, w.attn.wqkv);
+      norm_backward(a.dres, dw.norm1, a.dln, a.res[l], b.norm1, w.norm1);
+    }
+    ly::encoder_backward(g.tok_emb.data(), g.pos_emb.data(), a.dres.data(), tokens.data(), positions.data(), N, C);
   }
 
   // Fills the column tables (tokens, positions, targets, sequences) for `rows`.
@@ -273,46 +290,6 @@ struct Model<Scalar>::Impl {
     batch = B;
   }
 
-  // rows [first, first+count) of a (rows_total,N) activation := abl_value (or 0) in every column
-  void ablate(S* act_ptr, Index first, Index count, Index rows_total) {
-    auto block = ly::Cols<S>(act_ptr, rows_total, N).middleRows(first, count);
-    if (abl_value.size() == 0) block.setZero();
-    else block.colwise() = abl_value;
-  }
-
-  double forward(const std::int32_t* rows, int B) {
-    if (B < 1 || B > max_batch)
-      throw std::invalid_argument("Model::forward: batch " + std::to_string(B) + " outside 1.." + std::to_string(max_batch));
-    lay_out(rows, B);
-    const std::int32_t* tok = tokens.data();
-    const std::int32_t* pos = positions.data();
-    ly::encoder_forward(a(res[0]), tok, pos, p(tok_emb), pc(pos_emb), N, C);  // (C,N)
-    for (Index l = 0; l < L; ++l) {
-      const BlockParams& w = bp[static_cast<std::size_t>(l)];
-      const BlockActs& b = ba[static_cast<std::size_t>(l)];
-      // x = x + attn(norm1(x))
-      ly::norm_forward(a(b.ln1), a(b.ln1_mean), a(b.ln1_rstd), a(res[l]), p(w.norm1_w), pc(w.norm1_b), N, C, norm);
-      ly::matmul_forward(a(b.qkv), a(b.ln1), p(w.wqkv), N, C, 3 * C, false, gemm_space);  // (3C,N)
-      if (cfg.pos == PosEnc::rope) ly::rope_forward(a(b.qkv), pos, a(rope_cos), a(rope_sin), N, C, H);
-      ly::attention_forward(a(b.atty), a(b.att), a(b.qkv), seqs.data(), nseq, C, H, mask, attn, gemm_space);  // (C,N)
-      if (abl_layer == l && abl_head >= 0) ablate(a(b.atty), abl_head * (C / H), C / H, C);
-      ly::Cols<S>(a(b.mid), C, N) = ly::Cols<S>(a(res[l]), C, N);
-      ly::matmul_forward(a(b.mid), a(b.atty), p(w.wo), N, C, C, true, gemm_space);  // (C,N) += atty Wo^T
-      // x = x + mlp(norm2(x))
-      ly::norm_forward(a(b.ln2), a(b.ln2_mean), a(b.ln2_rstd), a(b.mid), p(w.norm2_w), pc(w.norm2_b), N, C, norm);
-      ly::matmul_forward(a(b.fch), a(b.ln2), p(w.w1), N, C, F, false, gemm_space);  // (F,N)
-      ly::act_forward(a(b.fch_act), a(b.fch), a(b.fch), F * N, act);  // fch becomes act'(fch) for the backward
-      if (abl_layer == l && abl_head == none) ablate(a(b.fch_act), 0, F, F);
-      ly::Cols<S>(a(res[l + 1]), C, N) = ly::Cols<S>(a(b.mid), C, N);
-      ly::matmul_forward(a(res[l + 1]), a(b.fch_act), p(w.w2), N, F, C, true, gemm_space);  // (C,N) += h W2^T
-    }
-    ly::norm_forward(a(lnf), a(lnf_mean), a(lnf_rstd), a(res[L]), p(norm_f_w), pc(norm_f_b), N, C, norm);
-    ly::matmul_forward(a(logits), a(lnf), p(lm_head), N, C, V, false, gemm_space);  // (V,N)
-    const double total = ly::crossentropy_forward(a(probs), a(logits), targets.data(), N, V);
-    if (prefix) gather();
-    return total / static_cast<double>(B * P);
-  }
-
   // prefix-bidirectional: position t of row b is read from the last column of pass (b,t).
   void gather() {
     const Index D2 = P * P;
@@ -320,60 +297,29 @@ struct Model<Scalar>::Impl {
       for (Index t = 0; t < P; ++t) {
         const ly::Sequence& s = seqs[static_cast<std::size_t>(b * P + t)];
         const Index col = s.offset + t, out = b * P + t;
-        for (Index l = 0; l <= L; ++l)
-          ly::Cols<S>(a(g_hidden[l]), C, batch * P).col(out) = ly::Cols<S>(a(res[l]), C, N).col(col);
+        for (Index l = 0; l <= L; ++l) a.gathered.hidden[l].col(out) = a.res[l].col(col);
         for (Index l = 0; l < L; ++l) {
-          ly::Cols<S>(a(g_mid[l]), C, batch * P).col(out) =
-              ly::Cols<S>(a(ba[static_cast<std::size_t>(l)].mid), C, N).col(col);
+          a.gathered.mid[l].col(out) = a.blocks[l].mid.col(col);
           for (Index h = 0; h < H; ++h) {
-            S* row = a(g_att[l]) + (b * H + h) * D2 + t * P;  // (query t, keys)
-            const S* src = a(ba[static_cast<std::size_t>(l)].att) + s.att_offset + h * s.len * s.len + t * s.len;
+            S* row = a.gathered.att[l].data() + (b * H + h) * D2 + t * P;  // (query t, keys)
+            const S* src = a.blocks[l].att.data() + s.att_offset + h * s.len * s.len + t * s.len;
             std::copy(src, src + s.len, row);
             std::fill(row + s.len, row + P, S(0));
           }
         }
-        ly::Cols<S>(a(g_logits), V, batch * P).col(out) = ly::Cols<S>(a(logits), V, N).col(col);
+        a.gathered.logits.col(out) = a.logits.col(col);
       }
-  }
-
-  void backward() {
-    if (abl_layer != none) throw std::logic_error("Model::backward with an ablation set (ablations are for evaluation)");
-    if (batch == 0) throw std::logic_error("Model::backward called before forward");
-    const std::int32_t* pos = positions.data();
-    auto zero = [&](Index off, Index rows) { ly::Cols<S>(a(off), rows, N).setZero(); };
-    ly::crossentropy_backward(a(dlogits), a(probs), targets.data(), N, V, S(1) / static_cast<S>(batch * P), false);
-    zero(dln, C);
-    ly::matmul_backward(a(dln), g(lm_head), a(dlogits), a(lnf), p(lm_head), N, C, V, gemm_space);
-    zero(dres, C);
-    ly::norm_backward(a(dres), g(norm_f_w), g(norm_f_b), a(dln), a(res[L]), a(lnf_mean), a(lnf_rstd), p(norm_f_w), N,
-                      C, norm);
-    for (Index l = L - 1; l >= 0; --l) {
-      const BlockParams& w = bp[static_cast<std::size_t>(l)];
-      const BlockActs& b = ba[static_cast<std::size_t>(l)];
-      // mlp sublayer: dres is dL/d(res[l+1]) and becomes dL/d(mid)
-      zero(dfch, F);
-      ly::matmul_backward(a(dfch), g(w.w2), a(dres), a(b.fch_act), p(w.w2), N, F, C, gemm_space);
-      ly::act_backward_cached(a(dfch), a(b.fch), F * N);
-      zero(dln, C);
-      ly::matmul_backward(a(dln), g(w.w1), a(dfch), a(b.ln2), p(w.w1), N, C, F, gemm_space);
-      ly::norm_backward(a(dres), g(w.norm2_w), g(w.norm2_b), a(dln), a(b.mid), a(b.ln2_mean), a(b.ln2_rstd),
-                        p(w.norm2_w), N, C, norm);
-      // attention sublayer: dres becomes dL/d(res[l])
-      zero(datty, C);
-      ly::matmul_backward(a(datty), g(w.wo), a(dres), a(b.atty), p(w.wo), N, C, C, gemm_space);
-      ly::attention_backward(a(dqkv), a(scratch), a(datty), a(b.att), a(b.qkv), seqs.data(), nseq, C, H, mask, attn, gemm_space);
-      if (cfg.pos == PosEnc::rope) ly::rope_backward(a(dqkv), pos, a(rope_cos), a(rope_sin), N, C, H);
-      zero(dln, C);
-      ly::matmul_backward(a(dln), g(w.wqkv), a(dqkv), a(b.ln1), p(w.wqkv), N, C, 3 * C, gemm_space);
-      ly::norm_backward(a(dres), g(w.norm1_w), g(w.norm1_b), a(dln), a(res[l]), a(b.ln1_mean), a(b.ln1_rstd),
-                        p(w.norm1_w), N, C, norm);
-    }
-    ly::encoder_backward(g(tok_emb), g(pos_emb), a(dres), tokens.data(), pos, N, C);
   }
 };
 
 template <typename Scalar>
-Model<Scalar>::Model(const ModelConfig& config, int max_batch) : impl_(std::make_shared<Impl>(config, max_batch)) {}
+Model<Scalar>::Model(const ModelConfig& config, int max_batch) : impl_(std::make_unique<Impl>(config, max_batch)) {}
+template <typename Scalar>
+Model<Scalar>::Model(Model&&) noexcept = default;
+template <typename Scalar>
+Model<Scalar>& Model<Scalar>::operator=(Model&&) noexcept = default;
+template <typename Scalar>
+Model<Scalar>::~Model() = default;
 
 template <typename Scalar>
 const ModelConfig& Model<Scalar>::config() const {
@@ -451,25 +397,25 @@ int Model<Scalar>::last_batch() const {
 template <typename Scalar>
 const Scalar* Model<Scalar>::logits() const {
   const Impl& m = *impl_;
-  return m.acts.data() + (m.prefix ? m.g_logits : m.logits);
+  return (m.prefix ? m.a.gathered.logits : m.a.logits).data();
 }
 template <typename Scalar>
 const Scalar* Model<Scalar>::hidden(int l) const {
   const Impl& m = *impl_;
   if (l < 0 || l > m.L) throw std::out_of_range("hidden: layer index " + std::to_string(l));
-  return m.acts.data() + (m.prefix ? m.g_hidden[l] : m.res[l]);
+  return (m.prefix ? m.a.gathered.hidden[l] : m.a.res[l]).data();
 }
 template <typename Scalar>
 const Scalar* Model<Scalar>::hidden_mid(int l) const {
   const Impl& m = *impl_;
   if (l < 0 || l >= m.L) throw std::out_of_range("hidden_mid: layer index " + std::to_string(l));
-  return m.acts.data() + (m.prefix ? m.g_mid[l] : m.ba[l].mid);
+  return (m.prefix ? m.a.gathered.mid[l] : m.a.blocks[l].mid).data();
 }
 template <typename Scalar>
 const Scalar* Model<Scalar>::attention(int l) const {
   const Impl& m = *impl_;
   if (l < 0 || l >= m.L) throw std::out_of_range("attention: layer index " + std::to_string(l));
-  return m.acts.data() + (m.prefix ? m.g_att[l] : m.ba[l].att);
+  return (m.prefix ? m.a.gathered.att[l] : m.a.blocks[l].att).data();
 }
 
 template <typename Scalar>
@@ -496,11 +442,11 @@ std::vector<Scalar> Model<Scalar>::mean_component_output(int layer, int head) co
   if (layer < 0 || layer >= m.L) throw std::out_of_range("mean_component_output: layer index " + std::to_string(layer));
   if (head < -1 || head >= m.H) throw std::out_of_range("mean_component_output: head index " + std::to_string(head));
   if (m.N == 0) throw std::logic_error("mean_component_output called before forward");
-  const auto& b = m.ba[static_cast<std::size_t>(layer)];
+  const auto& b = m.a.blocks[static_cast<std::size_t>(layer)];
   const Index rows = head >= 0 ? m.C : m.F, first = head >= 0 ? head * (m.C / m.H) : 0;
   const Index count = head >= 0 ? m.C / m.H : m.F;
   const typename Impl::Vector mean =
-      ly::CCols<Scalar>(m.acts.data() + (head >= 0 ? b.atty : b.fch_act), rows, m.N).middleRows(first, count).rowwise().mean();
+      ly::CCols<Scalar>((head >= 0 ? b.atty : b.fch_act).data(), rows, m.N).middleRows(first, count).rowwise().mean();
   return {mean.data(), mean.data() + mean.size()};
 }
 

@@ -82,6 +82,13 @@ class Model {
 
   // Sizes every buffer for up to max_batch rows; nothing allocates after construction.
   Model(const ModelConfig& config, int max_batch);
+  // A model owns its buffers. No caller needs a second model sharing or duplicating them (a replica
+  // or a probe model is built from the config and given the parameters), so copying is not offered.
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+  ~Model();
 
   const ModelConfig& config() const;
   const std::vector<TensorInfo>& layout() const;
@@ -125,7 +132,7 @@ class Model {
 
  private:
   struct Impl;
-  std::shared_ptr<Impl> impl_;
+  std::unique_ptr<Impl> impl_;
 };
 
 extern template class Model<float>;

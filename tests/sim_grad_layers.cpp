@@ -10,6 +10,7 @@
 #include "sim/layers.hpp"
 #include "tests/sim_grad_check.hpp"
 
+using namespace p0sim::sim;
 using namespace p0sim::sim::layers;
 using p0sim::PhiloxStream;
 using p0sim::test::all_indices;

@@ -1,0 +1,87 @@
+#pragma once
+// Every use of Eigen's internal API sits here, so the rest of p0sim uses Eigen's public API only.
+//  - gemm: Eigen's GEMM kernel on packing space sized when the model is built. The public product
+//    packs its operands into blocks it allocates on the heap once they pass 128 KiB, which a
+//    training step must not do; calling the kernel with our own blocking object keeps the packing
+//    space in one buffer, and skips the expression layer for the many small per-head products.
+//  - register_max: a chunk's maximum reduced in registers (maxCoeff goes through memory).
+#include <Eigen/Core>
+#include <algorithm>
+
+namespace p0sim::sim {
+
+// Packing space of every product (and the work space of the fused attention kernels).
+template <typename S>
+class GemmSpace {
+ public:
+  using Index = Eigen::Index;
+  // Grows the packing space to fit an m x n x k product (setup time only: this allocates).
+  void reserve(Index m, Index n, Index k) {
+    Index kc = k, mc = m, nc = n;
+    Eigen::internal::computeProductBlockingSizes<S, S, 1, Index>(kc, mc, nc, 1);
+    if (kc * mc > a_.size()) a_.resize(kc * mc);
+    if (kc * nc > b_.size()) b_.resize(kc * nc);
+  }
+  // Work space of the fused kernels (attention panels), grown like the packing space.
+  void reserve_work(Index n) {
+    if (n > work_.size()) work_.resize(n);
+  }
+  S* work() { return work_.data(); }
+  S* a() { return a_.data(); }
+  S* b() { return b_.data(); }
+  Index cap_a() const { return a_.size(); }
+  Index cap_b() const { return b_.size(); }
+
+ private:
+  using Vec = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+  Vec a_, b_;  // aligned to Eigen's packet size, as the kernel's packed loads require
+  Vec work_;
+};
+
+namespace gemm_detail {
+template <typename S>
+struct PresizedBlocking : Eigen::internal::level3_blocking<S, S> {
+  using Index = Eigen::Index;
+  PresizedBlocking(Index m, Index n, Index k, GemmSpace<S>& ws) {
+    Index kc = k, mc = m, nc = n;
+    Eigen::internal::computeProductBlockingSizes<S, S, 1, Index>(kc, mc, nc, 1);
+    // A shape that was not reserved still runs correctly, in smaller blocks.
+    kc = std::max<Index>(1, std::min({kc, ws.cap_a(), ws.cap_b()}));
+    if (kc * mc > ws.cap_a()) mc = std::max<Index>(1, ws.cap_a() / kc);
+    if (kc * nc > ws.cap_b()) nc = std::max<Index>(1, ws.cap_b() / kc);
+    this->m_kc = kc;
+    this->m_mc = mc;
+    this->m_nc = nc;
+    this->m_blockA = ws.a();
+    this->m_blockB = ws.b();
+  }
+};
+}  // namespace gemm_detail
+
+// C (m,n) col-major with leading dimension ldc: C = [C +] alpha op(A) op(B).
+// TA: A is stored (k,m) col-major and used transposed; else stored (m,k). TB likewise, (n,k) or (k,n).
+template <typename S, bool TA, bool TB>
+void gemm(Eigen::Index m, Eigen::Index n, Eigen::Index k, S alpha, const S* A, Eigen::Index lda, const S* B,
+          Eigen::Index ldb, bool accumulate, S* C, Eigen::Index ldc, GemmSpace<S>& ws) {
+  using Index = Eigen::Index;
+  using Strided = Eigen::Map<Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>, 0, Eigen::OuterStride<>>;
+  if (!accumulate) Strided(C, m, n, Eigen::OuterStride<>(ldc)).setZero();
+  if (m == 0 || n == 0 || k == 0) return;
+  gemm_detail::PresizedBlocking<S> blocking(m, n, k, ws);
+  Eigen::internal::general_matrix_matrix_product<Index, S, TA ? Eigen::RowMajor : Eigen::ColMajor, false, S,
+                                                 TB ? Eigen::RowMajor : Eigen::ColMajor, false, Eigen::ColMajor,
+                                                 1>::run(m, n, k, A, lda, B, ldb, C, 1, ldc, alpha, blocking);
+}
+
+// The maximum of a chunk, reduced in registers where one packet holds the chunk; a maximum is exact,
+// so either path gives the same bits.
+template <typename S, int Lanes>
+S register_max(const Eigen::Array<S, Lanes, 1>& m) {
+  using Packet = typename Eigen::internal::packet_traits<S>::type;
+  if constexpr (Eigen::internal::packet_traits<S>::size == Lanes)
+    return Eigen::internal::predux_max(Eigen::internal::ploadu<Packet>(m.data()));
+  else
+    return m.maxCoeff();
+}
+
+}  // namespace p0sim::sim

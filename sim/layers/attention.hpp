@@ -1,0 +1,230 @@
+#pragma once
+// Scaled dot-product attention per sequence and head.
+// Legend and layout: sim/layers/tensor.hpp.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "sim/gemm.hpp"
+#include "sim/layers/tensor.hpp"
+
+namespace p0sim::sim::layers {
+
+// One attention sequence inside the batch: columns offset..offset+len-1 hold positions 0..len-1;
+// its probabilities sit at att_offset: H blocks of (len,len), row = query, column = key.
+struct Sequence {
+  Index offset = 0;
+  Index len = 0;
+  Index att_offset = 0;
+};
+
+enum class MaskKind { causal, full };       // key <= query, or every key of the sequence
+enum class AttnKind { softmax, softmax1, sigmoid };
+
+// Fused kernels for the short sequences p0sim trains on (P up to a few hundred, D = C/H small):
+// per (sequence, head) the scores, mask, softmax and A.v of a block of queries are computed from
+// L1-resident panels, with no per-product call overhead and no packing, and under the causal mask
+// only the keys up to the block's last query are visited. Two register-blocked kernels do all the
+// arithmetic: dot_rows (a block of rows dotted with every column of a transposed panel, vectorised
+// over the columns) and mix (a block of weighted sums of D-vectors, vectorised over D).
+inline constexpr int kBlock = 4;     // queries (or keys) per register block
+inline Index round_up(Index n, Index m) { return (n + m - 1) / m * m; }
+
+// out[i*ldo + j] = alpha * sum_d X[i*ldx + d] * YT[d*ldy + j] for i < NB, j < len (len % kLane == 0).
+template <typename S, int NB>
+void dot_rows(S* out, Index ldo, const S* X, Index ldx, const S* YT, Index ldy, Index D, Index len, S alpha) {
+  using Chunk = Eigen::Array<S, kLane, 1>;
+  for (Index jb = 0; jb < len; jb += kLane) {
+    Chunk acc[NB];
+    for (int i = 0; i < NB; ++i) acc[i].setZero();
+    for (Index d = 0; d < D; ++d) {
+      const Eigen::Map<const Chunk> y(YT + d * ldy + jb);
+      for (int i = 0; i < NB; ++i) acc[i] += X[i * ldx + d] * y;
+    }
+    for (int i = 0; i < NB; ++i) Eigen::Map<Chunk>(out + i * ldo + jb) = alpha * acc[i];
+  }
+}
+// out[i*ldo + d] = alpha * sum_{j in [lo,hi)} w[i*wi + j*wj] * Y[j*ldy + d] for i < NB, d < D.
+// D is covered by 16-wide chunks, then one 8-wide chunk (D = C/H = 8 is common at small C), then a
+// partial chunk. Every path accumulates each output element over j in the same order with the
+// same operations, so the choice of path changes speed, not bits (tests/sim_grad_layers.cpp).
+// One chunk of `width` columns from db: W is its width at compile time, or Eigen::Dynamic for the
+// partial chunk (at most kLane wide, so it stays on the stack).
+template <typename S, int NB, int W>
+void mix_chunk(S* out, Index ldo, const S* w, Index wi, Index wj, const S* Y, Index ldy, Index lo, Index hi,
+               Index db, Index width, S alpha) {
+  using Chunk = Eigen::Array<S, W, 1, Eigen::ColMajor, W == Eigen::Dynamic ? kLane : W, 1>;
+  Chunk acc[NB];
+  for (int i = 0; i < NB; ++i) acc[i].setZero(width);
+  for (Index j = lo; j < hi; ++j) {
+    const Eigen::Map<const Chunk> y(Y + j * ldy + db, width);
+    for (int i = 0; i < NB; ++i) acc[i] += w[i * wi + j * wj] * y;
+  }
+  for (int i = 0; i < NB; ++i) Eigen::Map<Chunk>(out + i * ldo + db, width) = alpha * acc[i];
+}
+template <typename S, int NB>
+void mix(S* out, Index ldo, const S* w, Index wi, Index wj, const S* Y, Index ldy, Index lo, Index hi, Index D,
+         S alpha) {
+  constexpr Index kHalf = kLane / 2;
+  Index db = 0;
+  for (; db + kLane <= D; db += kLane) mix_chunk<S, NB, kLane>(out, ldo, w, wi, wj, Y, ldy, lo, hi, db, kLane, alpha);
+  if (db + kHalf <= D) {
+    mix_chunk<S, NB, kHalf>(out, ldo, w, wi, wj, Y, ldy, lo, hi, db, kHalf, alpha);
+    db += kHalf;
+  }
+  if (db < D) mix_chunk<S, NB, Eigen::Dynamic>(out, ldo, w, wi, wj, Y, ldy, lo, hi, db, D - db, alpha);
+}
+// Runs kernel<NB> for the nb (1..kBlock) rows of the last, partial block too.
+template <typename F>
+void with_block(int nb, F&& kernel) {
+  switch (nb) {
+    case 4: kernel(std::integral_constant<int, 4>{}); break;
+    case 3: kernel(std::integral_constant<int, 3>{}); break;
+    case 2: kernel(std::integral_constant<int, 2>{}); break;
+    default: kernel(std::integral_constant<int, 1>{}); break;
+  }
+}
+static_assert(kBlock == 4, "with_block dispatches blocks of up to 4 rows");
+
+// (D,n) columns at stride ld -> (D,np) row-major panel, columns n..np-1 zero.
+template <typename S>
+void transpose_panel(S* out, const S* in, Index ld, Index D, Index n, Index np) {
+  for (Index d = 0; d < D; ++d) {
+    S* row = out + d * np;
+    for (Index j = 0; j < n; ++j) row[j] = in[j * ld + d];
+    std::fill(row + n, row + np, S(0));
+  }
+}
+
+// Attention probabilities in place over len (a multiple of kLane) scores, masked ones -infinity,
+// one register chunk at a time.
+template <typename S>
+void attention_probs(S* row, Index len, AttnKind attn) {
+  using Chunk = Eigen::Array<S, kLane, 1>;
+  using ChunkMap = Eigen::Map<Chunk>;
+  if (attn == AttnKind::sigmoid) {
+    for (Index c = 0; c < len; c += kLane) {
+      ChunkMap x(row + c);
+      x = S(1) / (S(1) + (-x).exp());
+    }
+    return;
+  }
+  Chunk m = ChunkMap(row);
+  for (Index c = kLane; c < len; c += kLane) m = m.max(ChunkMap(row + c));
+  S mx = register_max(m);
+  // softmax1 = exp(s)/(1 + sum exp(s)): the 1 is an extra logit fixed at 0, hence max >= 0.
+  if (attn == AttnKind::softmax1) mx = std::max(mx, S(0));
+  Chunk sum = Chunk::Zero();
+  for (Index c = 0; c < len; c += kLane) {
+    ChunkMap x(row + c);
+    x = (x - mx).exp();
+    sum += x;
+  }
+  S denom = sum.sum();
+  if (attn == AttnKind::softmax1) denom += std::exp(-mx);
+  const S inv = S(1) / denom;
+  for (Index c = 0; c < len; c += kLane) ChunkMap(row + c) *= inv;
+}
+
+template <typename S>
+void attention_reserve(GemmSpace<S>& ws, Index Pmax, Index D) {
+  const Index np = round_up(Pmax, kLane);
+  ws.reserve_work(D * np + kBlock * np);  // a transposed K or V panel, and a block of score rows
+}
+// out (C,N) heads concatenated; att: per sequence H blocks (len,len) row = query, column = key, kept
+// for the backward (0 where masked); qkv (3C,N) = [q; k; v] per column.
+// Scores s = q.k/sqrt(D); masked keys get -infinity, so every attention function gives them 0.
+template <typename S>
+void attention_forward(S* out, S* att, const S* qkv, const Sequence* seqs, Index nseq, Index C, Index H,
+                       MaskKind mask, AttnKind attn, GemmSpace<S>& ws) {
+  const Index D = C / H, ld = 3 * C;
+  const S scale = S(1) / std::sqrt(static_cast<S>(D));
+  const S neg_inf = -std::numeric_limits<S>::infinity();
+  const bool causal = mask == MaskKind::causal;
+  for (Index s = 0; s < nseq; ++s) {
+    const Index o = seqs[s].offset, n = seqs[s].len, np = round_up(n, kLane);
+    for (Index h = 0; h < H; ++h) {
+      const S* q = qkv + o * ld + h * D;      // (D,n) at stride ld
+      const S* k = q + C;                     // (D,n)
+      const S* v = q + 2 * C;                 // (D,n)
+      S* A = att + seqs[s].att_offset + h * n * n;  // (query, key) row-major
+      S* kT = ws.work();                      // (D,np)
+      S* rows = kT + D * np;                  // (kBlock,np) scores of one query block
+      transpose_panel(kT, k, ld, D, n, np);
+      for (Index t0 = 0; t0 < n; t0 += kBlock) {
+        const int nb = static_cast<int>(std::min<Index>(kBlock, n - t0));
+        const Index kend = causal ? t0 + nb : n;  // keys any query of the block sees
+        with_block(nb, [&](auto NB) {
+          dot_rows<S, decltype(NB)::value>(rows, np, q + t0 * ld, ld, kT, np, D, round_up(kend, kLane), scale);
+        });
+        for (int i = 0; i < nb; ++i) {
+          const Index t = t0 + i, kmax = causal ? t + 1 : n, kpad = round_up(kmax, kLane);
+          Eigen::Map<Vec<S>> row(rows + i * np, kpad);
+          row.tail(kpad - kmax).setConstant(neg_inf);
+          attention_probs(row.data(), kpad, attn);  // whole chunks: the -infinity padding gives exactly 0
+          std::copy(row.data(), row.data() + kmax, A + t * n);
+          std::fill(A + t * n + kmax, A + (t + 1) * n, S(0));
+        }
+        // out_t = sum_j A[t,j] v_j; the block's masked weights are 0
+        with_block(nb, [&](auto NB) { mix<S, decltype(NB)::value>(out + (o + t0) * C + h * D, C, A + t0 * n, n, 1, v, ld, 0, kend, D, S(1)); });
+      }
+    }
+  }
+}
+// dqkv is assigned (each sequence/head block is written once); scratch holds (Pmax,Pmax): dS.
+template <typename S>
+void attention_backward(S* dqkv, S* scratch, const S* dout, const S* att, const S* qkv, const Sequence* seqs,
+                        Index nseq, Index C, Index H, MaskKind mask, AttnKind attn, GemmSpace<S>& ws) {
+  const Index D = C / H, ld = 3 * C;
+  const S scale = S(1) / std::sqrt(static_cast<S>(D));
+  const bool causal = mask == MaskKind::causal;
+  for (Index s = 0; s < nseq; ++s) {
+    const Index o = seqs[s].offset, n = seqs[s].len, np = round_up(n, kLane);
+    for (Index h = 0; h < H; ++h) {
+      const S* q = qkv + o * ld + h * D;  // (D,n) at stride ld
+      const S* k = q + C;
+      const S* v = q + 2 * C;
+      S* dq = dqkv + o * ld + h * D;      // (D,n) at stride ld
+      S* dk = dq + C;
+      S* dv = dq + 2 * C;
+      const S* dy = dout + o * C + h * D;  // (D,n) at stride C
+      const S* A = att + seqs[s].att_offset + h * n * n;  // (query, key) row-major
+      S* dS = scratch;                     // (query, key) row-major, (n,n)
+      S* vT = ws.work();                   // (D,np)
+      S* rows = vT + D * np;               // (kBlock,np) dA of one query block
+      transpose_panel(vT, v, ld, D, n, np);
+      for (Index t0 = 0; t0 < n; t0 += kBlock) {
+        const int nb = static_cast<int>(std::min<Index>(kBlock, n - t0));
+        const Index kend = causal ? t0 + nb : n;
+        // dA[t,j] = dy_t . v_j
+        with_block(nb, [&](auto NB) { dot_rows<S, decltype(NB)::value>(rows, np, dy + t0 * C, C, vT, np, D, round_up(kend, kLane), S(1)); });
+        // dA -> dS. softmax and softmax1 share the Jacobian diag(a) - a a^T; sigmoid's is a(1-a).
+        for (int i = 0; i < nb; ++i) {
+          const Index t = t0 + i, kmax = causal ? t + 1 : n;
+          const auto a = Eigen::Map<const Vec<S>>(A + t * n, kmax).array();
+          const auto d = Eigen::Map<const Vec<S>>(rows + i * np, kmax).array();
+          auto ds = Eigen::Map<Vec<S>>(dS + t * n, kmax).array();
+          if (attn == AttnKind::sigmoid)
+            ds = d * a * (S(1) - a);
+          else
+            ds = a * (d - (a * d).sum());
+          std::fill(dS + t * n + kmax, dS + (t + 1) * n, S(0));
+        }
+        // dq_t = scale sum_j dS[t,j] k_j
+        with_block(nb, [&](auto NB) { mix<S, decltype(NB)::value>(dq + t0 * ld, ld, dS + t0 * n, n, 1, k, ld, 0, kend, D, scale); });
+      }
+      // dk_j = scale sum_t dS[t,j] q_t and dv_j = sum_t A[t,j] dy_t, over queries t >= j under the mask
+      for (Index j0 = 0; j0 < n; j0 += kBlock) {
+        const int nb = static_cast<int>(std::min<Index>(kBlock, n - j0));
+        const Index tbeg = causal ? j0 : 0;
+        with_block(nb, [&](auto NB) {
+          mix<S, decltype(NB)::value>(dk + j0 * ld, ld, dS + j0, 1, n, q, ld, tbeg, n, D, scale);
+          mix<S, decltype(NB)::value>(dv + j0 * ld, ld, A + j0, 1, n, dy, C, tbeg, n, D, S(1));
+        });
+      }
+    }
+  }
+}
+
+}  // namespace p0sim::sim::layers
