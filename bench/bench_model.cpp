@@ -158,7 +158,7 @@ BENCHMARK(BM_matmul_bwd)->ArgNames({"I", "O"})->Args({kC, 3 * kC})->Args({kC, kF
 
 // Reference attention in double, straight from the definition (causal mask), for validation.
 void reference_attention(std::vector<double>& out, std::vector<double>& dqkv, const std::vector<float>& qkv,
-                         const std::vector<float>& dout, layers::AttnKind attn, Index N, Index C, Index H, Index P) {
+                         const std::vector<float>& dout, Attn attn, Index N, Index C, Index H, Index P) {
   const Index D = C / H;
   out.assign(static_cast<std::size_t>(N * C), 0.0);
   dqkv.assign(static_cast<std::size_t>(N * 3 * C), 0.0);
@@ -174,13 +174,13 @@ void reference_attention(std::vector<double>& out, std::vector<double>& dqkv, co
           a[j] = dot / std::sqrt(double(D));
           m = std::max(m, a[j]);
         }
-        if (attn == layers::AttnKind::softmax1) m = std::max(m, 0.0);
+        if (attn == Attn::softmax1) m = std::max(m, 0.0);
         for (Index j = 0; j <= t; ++j) {
-          a[j] = attn == layers::AttnKind::sigmoid ? 1 / (1 + std::exp(-a[j])) : std::exp(a[j] - m);
+          a[j] = attn == Attn::sigmoid ? 1 / (1 + std::exp(-a[j])) : std::exp(a[j] - m);
           sum += a[j];
         }
-        if (attn == layers::AttnKind::softmax1) sum += std::exp(-m);
-        if (attn != layers::AttnKind::sigmoid)
+        if (attn == Attn::softmax1) sum += std::exp(-m);
+        if (attn != Attn::sigmoid)
           for (Index j = 0; j <= t; ++j) a[j] /= sum;
         double adot = 0;
         for (Index j = 0; j <= t; ++j) {
@@ -193,7 +193,7 @@ void reference_attention(std::vector<double>& out, std::vector<double>& dqkv, co
           adot += a[j] * da[j];
         }
         for (Index j = 0; j <= t; ++j) {
-          const double ds = (attn == layers::AttnKind::sigmoid ? da[j] * (1 - a[j]) : da[j] - adot) * a[j] /
+          const double ds = (attn == Attn::sigmoid ? da[j] * (1 - a[j]) : da[j] - adot) * a[j] /
                             std::sqrt(double(D));
           for (Index d = 0; d < D; ++d) {
             dqkv[(s0 + t) * 3 * C + h * D + d] += ds * at(s0 + j, 1, h, d);
@@ -216,7 +216,7 @@ struct AttentionSetup {
   std::vector<layers::Sequence> seqs;
   std::vector<float> qkv, out, att, dout, dqkv, scratch;
   GemmSpace<float> ws;
-  explicit AttentionSetup(layers::AttnKind a) {
+  explicit AttentionSetup(Attn a) {
     for (Index s = 0; s < kN / kP; ++s) seqs.push_back({s * kP, kP, s * kH * kP * kP});
     qkv = normal_buffer(kN * 3 * kC, 1);
     dout = normal_buffer(kN * kC, 2);
@@ -233,17 +233,17 @@ struct AttentionSetup {
     if (max_rel_error(out, out_ref) > 1e-4 || max_rel_error(dqkv, dqkv_ref) > 1e-4)
       throw std::runtime_error("AttentionSetup: fused attention disagrees with the reference");
   }
-  void forward(layers::AttnKind a) {
+  void forward(Attn a) {
     layers::attention_forward(out.data(), att.data(), qkv.data(), seqs.data(), Index(seqs.size()), kC, kH,
                               layers::MaskKind::causal, a, ws);
   }
-  void backward(layers::AttnKind a) {
+  void backward(Attn a) {
     layers::attention_backward(dqkv.data(), scratch.data(), dout.data(), att.data(), qkv.data(), seqs.data(),
                                Index(seqs.size()), kC, kH, layers::MaskKind::causal, a, ws);
   }
 };
 void BM_attention_fwd(benchmark::State& state) {
-  const auto a = static_cast<layers::AttnKind>(state.range(0));
+  const auto a = static_cast<Attn>(state.range(0));
   AttentionSetup s(a);
   for (auto _ : state) {
     s.forward(a);
@@ -252,7 +252,7 @@ void BM_attention_fwd(benchmark::State& state) {
   state.counters["GFLOP/s"] = benchmark::Counter(4.0 * kN * kP * kC * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 void BM_attention_bwd(benchmark::State& state) {
-  const auto a = static_cast<layers::AttnKind>(state.range(0));
+  const auto a = static_cast<Attn>(state.range(0));
   AttentionSetup s(a);
   for (auto _ : state) {
     s.backward(a);
@@ -265,7 +265,7 @@ BENCHMARK(BM_attention_fwd)->ArgName("attn")->DenseRange(0, 2);
 BENCHMARK(BM_attention_bwd)->ArgName("attn")->DenseRange(0, 2);
 
 void BM_norm_fwd(benchmark::State& state) {
-  const auto kind = static_cast<layers::NormKind>(state.range(0));
+  const auto kind = static_cast<Norm>(state.range(0));
   auto x = normal_buffer(kN * kC, 1), g = normal_buffer(kC, 2), b = normal_buffer(kC, 3);
   std::vector<float> y(static_cast<std::size_t>(kN * kC)), mean(kN), rstd(kN);
   for (auto _ : state) {
@@ -275,7 +275,7 @@ void BM_norm_fwd(benchmark::State& state) {
   state.counters["tokens_per_s"] = benchmark::Counter(double(kN), benchmark::Counter::kIsIterationInvariantRate);
 }
 void BM_norm_bwd(benchmark::State& state) {
-  const auto kind = static_cast<layers::NormKind>(state.range(0));
+  const auto kind = static_cast<Norm>(state.range(0));
   auto x = normal_buffer(kN * kC, 1), g = normal_buffer(kC, 2), b = normal_buffer(kC, 3), dy = normal_buffer(kN * kC, 4);
   std::vector<float> y(static_cast<std::size_t>(kN * kC)), mean(kN), rstd(kN), dx(static_cast<std::size_t>(kN * kC)),
       dg(kC), db(kC);
@@ -292,7 +292,7 @@ BENCHMARK(BM_norm_fwd)->ArgName("norm")->DenseRange(0, 1);
 BENCHMARK(BM_norm_bwd)->ArgName("norm")->DenseRange(0, 1);
 
 void BM_act_fwd(benchmark::State& state) {
-  const auto kind = static_cast<layers::ActKind>(state.range(0));
+  const auto kind = static_cast<Act>(state.range(0));
   auto x = normal_buffer(kN * kF, 1);
   std::vector<float> y(static_cast<std::size_t>(kN * kF)), g(static_cast<std::size_t>(kN * kF));
   for (auto _ : state) {
@@ -302,7 +302,7 @@ void BM_act_fwd(benchmark::State& state) {
   state.counters["values_per_s"] = benchmark::Counter(double(kN * kF), benchmark::Counter::kIsIterationInvariantRate);
 }
 void BM_act_bwd(benchmark::State& state) {
-  const auto kind = static_cast<layers::ActKind>(state.range(0));
+  const auto kind = static_cast<Act>(state.range(0));
   auto x = normal_buffer(kN * kF, 1), d = normal_buffer(kN * kF, 2);
   std::vector<float> y(static_cast<std::size_t>(kN * kF)), g(static_cast<std::size_t>(kN * kF));
   layers::act_forward(y.data(), g.data(), x.data(), kN * kF, kind);

@@ -217,7 +217,7 @@ struct ResolvedSweep {
   std::function<std::string(std::size_t run, const fs::path& out)> run_row;  // the row after the run id
 };
 
-ResolvedSweep resolve_train(const CLI::App& sub, const SweepOptions& o) {
+ResolvedSweep resolve_train(const SweepOptions& o) {
   auto ts = std::make_shared<TrainSweep>();
   std::vector<std::string> train_keys;
   for (const study::RunOption& opt : study::run_options())
@@ -424,7 +424,7 @@ void run_sweep(const CLI::App& sub, SweepOptions& o) {
   if (o.out.empty()) throw UsageError("--out", "a sweep directory is required");
   if (o.resume && o.force) throw UsageError("--resume", "cannot be combined with --force (--force starts the sweep over)");
   const sweep::ShardSpec shard = o.shard.empty() ? sweep::ShardSpec{} : sweep::parse_shard(o.shard);
-  ResolvedSweep rs = o.kind == "theory" ? resolve_theory(sub, o) : resolve_train(sub, o);
+  ResolvedSweep rs = o.kind == "theory" ? resolve_theory(sub, o) : resolve_train(o);
   if (shard.count > 1) rs.toml += "# shard " + shard.text() + "\n";
   const SweepPlan& plan = *rs.plan;
   const fs::path dir = o.out;

@@ -98,9 +98,9 @@ struct Model<Scalar>::Impl {
   Index C, H, D, F, V, P, L;
   bool prefix, rope;
   ly::MaskKind mask;
-  ly::AttnKind attn;
-  ly::NormKind norm;
-  ly::ActKind act;
+  Attn attn;
+  Norm norm;
+  Act act;
 
   Vector params, grads, acts;  // the flat buffers, and their views:
   Params p;                    // parameters
@@ -134,11 +134,9 @@ struct Model<Scalar>::Impl {
         C(sizes.C), H(sizes.H), D(C / H), F(sizes.F), V(sizes.V), P(sizes.P), L(sizes.L),
         prefix(sizes.prefix), rope(sizes.rope),
         mask(cfg.mask == Mask::causal ? ly::MaskKind::causal : ly::MaskKind::full),
-        attn(cfg.attn == Attn::softmax    ? ly::AttnKind::softmax
-             : cfg.attn == Attn::softmax1 ? ly::AttnKind::softmax1
-                                          : ly::AttnKind::sigmoid),
-        norm(cfg.norm == Norm::rms ? ly::NormKind::rms : ly::NormKind::layer),
-        act(cfg.act == Act::gelu ? ly::ActKind::gelu : ly::ActKind::relu),
+        attn(cfg.attn),
+        norm(cfg.norm),
+        act(cfg.act),
         params(Vector::Zero(layout.back().offset + layout.back().size)),
         grads(Vector::Zero(params.size())),
         acts(Vector::Zero(Acts(nullptr, sizes).size)),

@@ -176,6 +176,7 @@ std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vect
         if (finished) {
           r.probes = checkpoint.state.probes;
           r.emergence = analyse_trace(r.probes, tc.probe, tc.data.task);
+          r.final_loss = checkpoint.state.log.empty() ? std::nan("") : checkpoint.state.log.back().loss;
         } else {
           fs::create_directories(dir);
           write_file_atomic(dir / "config.toml", train_options_toml(options));

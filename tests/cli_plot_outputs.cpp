@@ -109,14 +109,14 @@ TEST_CASE("plot of an experiment draws one bar chart per numeric metric column a
           "[cli][plot]") {
   const fs::path exp = fresh("experiment");
   fs::create_directories(exp);
-  std::ofstream(exp / "results.csv") << "variant,seed_index,seed,final_loss,stage,sink_step\n"
+  std::ofstream(exp / "results.csv") << "variant,seed_index,seed,final_loss,stage,emerged_sink\n"
                                         "main,0,11,1.5,final,100\nmain,1,12,1.7,early,\nmain,2,13,1.6,final,120\n"
                                         "prefix-bidirectional,0,21,2.5,none,\nprefix-bidirectional,1,22,2.4,none,\n";
   const Outcome o = run_p0sim("plot " + exp.string() + " --out " + (exp / "figs").string());
   CAPTURE(o.err);
   REQUIRE(o.code == 0);
   check_figure(exp / "figs", "bars_final_loss");
-  check_figure(exp / "figs", "bars_sink_step");
+  check_figure(exp / "figs", "bars_emerged_sink");
   CHECK_FALSE(fs::exists(exp / "figs" / "bars_stage.png"));
   CHECK_FALSE(fs::exists(exp / "figs" / "bars_seed.png"));
   CHECK_FALSE(fs::exists(exp / "figs" / "bars_seed_index.png"));

@@ -39,24 +39,24 @@ double err(Buf& x, const Buf& g, const std::function<double()>& loss) {
 }  // namespace
 
 TEST_CASE("norm backward matches finite differences", "[sim][grad]") {
-  const auto kind = GENERATE(NormKind::rms, NormKind::layer);
+  const auto kind = GENERATE(Norm::rms, Norm::layer);
   CAPTURE(static_cast<int>(kind));
   const Index N = 5, C = 7;
   PhiloxStream rng(11, 0);
   Buf x = normal(N * C, 1.0, rng, 0.3), w = normal(C, 0.3, rng, 1.0), b = normal(C, 0.3, rng), R = normal(N * C, 1.0, rng);
   Buf y(N * C), mean(N), rstd(N);
-  const double* bias = kind == NormKind::layer ? b.data() : nullptr;
+  const double* bias = kind == Norm::layer ? b.data() : nullptr;
   auto loss = [&] {
     norm_forward(y.data(), mean.data(), rstd.data(), x.data(), w.data(), bias, N, C, kind);
     return dot(y, R);
   };
   loss();
   Buf dx(N * C, 0.0), dw(C, 0.0), db(C, 0.0);
-  norm_backward(dx.data(), dw.data(), kind == NormKind::layer ? db.data() : nullptr, R.data(), x.data(), mean.data(),
+  norm_backward(dx.data(), dw.data(), kind == Norm::layer ? db.data() : nullptr, R.data(), x.data(), mean.data(),
                 rstd.data(), w.data(), N, C, kind);
   CHECK(err(x, dx, loss) < tol);
   CHECK(err(w, dw, loss) < tol);
-  if (kind == NormKind::layer) CHECK(err(b, db, loss) < tol);
+  if (kind == Norm::layer) CHECK(err(b, db, loss) < tol);
 }
 
 TEST_CASE("GEMM on pre-sized space equals Eigen's product for every transpose, also when under-reserved",
@@ -141,7 +141,7 @@ TEST_CASE("rope backward matches finite differences and rotates NeoX pairs", "[s
 TEST_CASE("attention backward matches finite differences for every mask and attention function",
           "[sim][grad]") {
   const auto mask = GENERATE(MaskKind::causal, MaskKind::full);
-  const auto attn = GENERATE(AttnKind::softmax, AttnKind::softmax1, AttnKind::sigmoid);
+  const auto attn = GENERATE(Attn::softmax, Attn::softmax1, Attn::sigmoid);
   const bool packed = GENERATE(false, true);  // equal sequences, or packed prefixes of lengths 1,2,3,4
   // Tiny heads and lengths, and the fused kernel's full-width path: head dims 16 and 32 (whole
   // 16-lane chunks) with lengths that are not multiples of its 4-query blocks.
@@ -179,8 +179,8 @@ TEST_CASE("attention backward matches finite differences for every mask and atte
           if (mask == MaskKind::causal && k > t) CHECK(a == 0.0);
           row += a;
         }
-        if (attn == AttnKind::softmax) CHECK_THAT(row, Catch::Matchers::WithinAbs(1.0, 1e-12));
-        if (attn == AttnKind::softmax1) CHECK(row < 1.0);
+        if (attn == Attn::softmax) CHECK_THAT(row, Catch::Matchers::WithinAbs(1.0, 1e-12));
+        if (attn == Attn::softmax1) CHECK(row < 1.0);
       }
   Buf dqkv(N * 3 * C, 0.0);
   attention_backward(dqkv.data(), scratch.data(), R.data(), att.data(), qkv.data(), seqs.data(),
@@ -221,12 +221,12 @@ TEST_CASE("attention's weighted sums give the same bits whichever vector width t
 }
 
 TEST_CASE("activation backward matches finite differences", "[sim][grad]") {
-  const auto kind = GENERATE(ActKind::gelu, ActKind::relu);
+  const auto kind = GENERATE(Act::gelu, Act::relu);
   CAPTURE(static_cast<int>(kind));
   PhiloxStream rng(15, 0);
   const Index M = 40;
   Buf x = normal(M, 1.5, rng), R = normal(M, 1.0, rng), y(M);
-  if (kind == ActKind::relu)  // keep central differences off the kink
+  if (kind == Act::relu)  // keep central differences off the kink
     for (double& v : x)
       if (std::abs(v) < 1e-3) v = 0.5;
   auto loss = [&] {
@@ -234,7 +234,7 @@ TEST_CASE("activation backward matches finite differences", "[sim][grad]") {
     return dot(y, R);
   };
   loss();
-  if (kind == ActKind::gelu) {  // tanh approximation at x = 1: 0.841191990607...
+  if (kind == Act::gelu) {  // tanh approximation at x = 1: 0.841191990607...
     Buf one = {1.0}, out = {0.0};
     act_forward(out.data(), one.data(), 1, kind);
     CHECK_THAT(out[0], Catch::Matchers::WithinAbs(0.5 * (1 + std::tanh(std::sqrt(2 / M_PI) * 1.044715)), 1e-15));

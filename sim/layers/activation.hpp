@@ -5,17 +5,17 @@
 #include <numbers>
 
 #include "sim/layers/tensor.hpp"
+#include "sim/model_enums.hpp"
 
 namespace p0sim::sim::layers {
 
-enum class ActKind { gelu, relu };
 
 // (F,N) -> (F,N), elementwise over a flat buffer of M = F*N values.
 template <typename S>
-void act_forward(S* out, const S* inp, Index M, ActKind kind) {
+void act_forward(S* out, const S* inp, Index M, Act kind) {
   Eigen::Map<const Vec<S>> x(inp, M);
   Eigen::Map<Vec<S>> y(out, M);
-  if (kind == ActKind::relu) {
+  if (kind == Act::relu) {
     y = x.cwiseMax(S(0));
   } else {
     const S k = static_cast<S>(std::sqrt(2.0 / std::numbers::pi));
@@ -25,10 +25,10 @@ void act_forward(S* out, const S* inp, Index M, ActKind kind) {
 }
 // In place: d holds dL/d(act output) on entry and dL/d(act input) on return.
 template <typename S>
-void act_backward_inplace(S* d, const S* inp, Index M, ActKind kind) {
+void act_backward_inplace(S* d, const S* inp, Index M, Act kind) {
   Eigen::Map<const Vec<S>> x(inp, M);
   Eigen::Map<Vec<S>> g(d, M);
-  if (kind == ActKind::relu) {
+  if (kind == Act::relu) {
     g.array() = (x.array() > S(0)).select(g.array(), S(0));
   } else {
     const S k = static_cast<S>(std::sqrt(2.0 / std::numbers::pi));
@@ -43,11 +43,11 @@ void act_backward_inplace(S* d, const S* inp, Index M, ActKind kind) {
 // multiply instead of a second tanh. dact may alias inp (the model overwrites the pre-activation,
 // which nothing else reads): each chunk is read before it is written.
 template <typename S>
-void act_forward(S* out, S* dact, const S* inp, Index M, ActKind kind) {
+void act_forward(S* out, S* dact, const S* inp, Index M, Act kind) {
   const S k = static_cast<S>(std::sqrt(2.0 / std::numbers::pi));
   const S c = static_cast<S>(0.044715);
   auto chunk = [&](auto x, auto y, auto g) {  // x: a copy of the inputs; y, g: output maps
-    if (kind == ActKind::relu) {
+    if (kind == Act::relu) {
       g = (x > S(0)).select(decltype(x)::Ones(), decltype(x)::Zero());
       y = x * g;
     } else {

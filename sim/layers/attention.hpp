@@ -8,6 +8,7 @@
 
 #include "sim/gemm.hpp"
 #include "sim/layers/tensor.hpp"
+#include "sim/model_enums.hpp"
 
 namespace p0sim::sim::layers {
 
@@ -20,7 +21,6 @@ struct Sequence {
 };
 
 enum class MaskKind { causal, full };       // key <= query, or every key of the sequence
-enum class AttnKind { softmax, softmax1, sigmoid };
 
 // Fused kernels for the short sequences p0sim trains on (P up to a few hundred, D = C/H small):
 // per (sequence, head) the scores, mask, softmax and A.v of a block of queries are computed from
@@ -100,10 +100,10 @@ void transpose_panel(S* out, const S* in, Index ld, Index D, Index n, Index np) 
 // Attention probabilities in place over len (a multiple of kLane) scores, masked ones -infinity,
 // one register chunk at a time.
 template <typename S>
-void attention_probs(S* row, Index len, AttnKind attn) {
+void attention_probs(S* row, Index len, Attn attn) {
   using Chunk = Eigen::Array<S, kLane, 1>;
   using ChunkMap = Eigen::Map<Chunk>;
-  if (attn == AttnKind::sigmoid) {
+  if (attn == Attn::sigmoid) {
     for (Index c = 0; c < len; c += kLane) {
       ChunkMap x(row + c);
       x = S(1) / (S(1) + (-x).exp());
@@ -114,7 +114,7 @@ void attention_probs(S* row, Index len, AttnKind attn) {
   for (Index c = kLane; c < len; c += kLane) m = m.max(ChunkMap(row + c));
   S mx = register_max(m);
   // softmax1 = exp(s)/(1 + sum exp(s)): the 1 is an extra logit fixed at 0, hence max >= 0.
-  if (attn == AttnKind::softmax1) mx = std::max(mx, S(0));
+  if (attn == Attn::softmax1) mx = std::max(mx, S(0));
   Chunk sum = Chunk::Zero();
   for (Index c = 0; c < len; c += kLane) {
     ChunkMap x(row + c);
@@ -122,7 +122,7 @@ void attention_probs(S* row, Index len, AttnKind attn) {
     sum += x;
   }
   S denom = sum.sum();
-  if (attn == AttnKind::softmax1) denom += std::exp(-mx);
+  if (attn == Attn::softmax1) denom += std::exp(-mx);
   const S inv = S(1) / denom;
   for (Index c = 0; c < len; c += kLane) ChunkMap(row + c) *= inv;
 }
@@ -137,7 +137,7 @@ void attention_reserve(GemmSpace<S>& ws, Index Pmax, Index D) {
 // Scores s = q.k/sqrt(D); masked keys get -infinity, so every attention function gives them 0.
 template <typename S>
 void attention_forward(S* out, S* att, const S* qkv, const Sequence* seqs, Index nseq, Index C, Index H,
-                       MaskKind mask, AttnKind attn, GemmSpace<S>& ws) {
+                       MaskKind mask, Attn attn, GemmSpace<S>& ws) {
   const Index D = C / H, ld = 3 * C;
   const S scale = S(1) / std::sqrt(static_cast<S>(D));
   const S neg_inf = -std::numeric_limits<S>::infinity();
@@ -175,7 +175,7 @@ void attention_forward(S* out, S* att, const S* qkv, const Sequence* seqs, Index
 // dqkv is assigned (each sequence/head block is written once); scratch holds (Pmax,Pmax): dS.
 template <typename S>
 void attention_backward(S* dqkv, S* scratch, const S* dout, const S* att, const S* qkv, const Sequence* seqs,
-                        Index nseq, Index C, Index H, MaskKind mask, AttnKind attn, GemmSpace<S>& ws) {
+                        Index nseq, Index C, Index H, MaskKind mask, Attn attn, GemmSpace<S>& ws) {
   const Index D = C / H, ld = 3 * C;
   const S scale = S(1) / std::sqrt(static_cast<S>(D));
   const bool causal = mask == MaskKind::causal;
@@ -205,7 +205,7 @@ void attention_backward(S* dqkv, S* scratch, const S* dout, const S* att, const 
           const auto a = Eigen::Map<const Vec<S>>(A + t * n, kmax).array();
           const auto d = Eigen::Map<const Vec<S>>(rows + i * np, kmax).array();
           auto ds = Eigen::Map<Vec<S>>(dS + t * n, kmax).array();
-          if (attn == AttnKind::sigmoid)
+          if (attn == Attn::sigmoid)
             ds = d * a * (S(1) - a);
           else
             ds = a * (d - (a * d).sum());

@@ -4,24 +4,24 @@
 #include <cmath>
 
 #include "sim/layers/tensor.hpp"
+#include "sim/model_enums.hpp"
 
 namespace p0sim::sim::layers {
 
-enum class NormKind { rms, layer };
 
 inline constexpr double norm_eps = 1e-5;
 
 // (C,N) -> (C,N); caches mean (N) (LayerNorm only) and rstd (N) for the backward.
 template <typename S>
 void norm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, const S* bias, Index N, Index C,
-                  NormKind kind) {
+                  Norm kind) {
   CCols<S> x(inp, C, N);
   Cols<S> y(out, C, N);
   Eigen::Map<const Vec<S>> g(weight, C);
   const S eps = static_cast<S>(norm_eps);
   for (Index n = 0; n < N; ++n) {
     auto xc = x.col(n);
-    if (kind == NormKind::rms) {
+    if (kind == Norm::rms) {
       const S r = S(1) / std::sqrt(xc.squaredNorm() / static_cast<S>(C) + eps);
       rstd[n] = r;
       y.col(n) = (xc * r).cwiseProduct(g);
@@ -37,7 +37,7 @@ void norm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, const
 }
 template <typename S>
 void norm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, const S* mean, const S* rstd,
-                   const S* weight, Index N, Index C, NormKind kind) {
+                   const S* weight, Index N, Index C, Norm kind) {
   CCols<S> x(inp, C, N), dy(dout, C, N);
   Cols<S> dx(dinp, C, N);
   Eigen::Map<const Vec<S>> g(weight, C);
@@ -45,16 +45,16 @@ void norm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, c
   const S invC = S(1) / static_cast<S>(C);
   for (Index n = 0; n < N; ++n) {
     const S r = rstd[n];
-    const S m = kind == NormKind::rms ? S(0) : mean[n];
+    const S m = kind == Norm::rms ? S(0) : mean[n];
     // xhat = (x - m) r; y = xhat g (+ b). dxhat = dy g;
     // rms: dx = r (dxhat - xhat mean(dxhat xhat)); layer: also minus mean(dxhat).
     const auto xhat = (x.col(n).array() - m) * r;
     const auto dxhat = dy.col(n).array() * g.array();
     const S proj = (dxhat * xhat).sum() * invC;
-    const S shift = kind == NormKind::rms ? S(0) : dxhat.sum() * invC;
+    const S shift = kind == Norm::rms ? S(0) : dxhat.sum() * invC;
     dx.col(n).array() += r * (dxhat - shift - xhat * proj);
     dg.array() += dy.col(n).array() * xhat;
-    if (kind == NormKind::layer) Eigen::Map<Vec<S>>(dbias, C) += dy.col(n);
+    if (kind == Norm::layer) Eigen::Map<Vec<S>>(dbias, C) += dy.col(n);
   }
 }
 

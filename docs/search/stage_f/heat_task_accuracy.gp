@@ -1,12 +1,12 @@
-# p0sim plot: heat_copy_accuracy. Redraw (and restyle) in this directory: gnuplot heat_copy_accuracy.gp
-if (!exists("outfile")) outfile = "heat_copy_accuracy.png"
+# p0sim plot: heat_task_accuracy. Redraw (and restyle) in this directory: gnuplot heat_task_accuracy.gp
+if (!exists("outfile")) outfile = "heat_task_accuracy.png"
 set terminal pngcairo noenhanced size 480,360 font "sans,10"
 set output outfile
 set palette rgb 33,13,10
 
 # panel 0
 set title "task accuracy at active queries (mean over seeds)"
-set xlabel "seq-len"
+set xlabel "d-model"
 set ylabel "task"
 unset logscale
 set autoscale
@@ -14,14 +14,14 @@ set xtics autofreq norotate
 set ytics autofreq
 set grid
 $p0 << EOD
-1 0.91831465054425443
-0.97718222963040136 0.72333392070085178
+0.043667079103169235 0.033812015092954013 0.0060467686465951655
+0.075771140185219341 0.063569631628167783 0.056867227185146266
 EOD
 unset grid
-set xrange [-0.5:1.5]
+set xrange [-0.5:2.5]
 set yrange [1.5:-0.5]
 set cbrange [0:1]
-set xtics ("128" 0, "256" 1)
+set xtics ("32" 0, "64" 1, "128" 2)
 set ytics ("firstrecall" 0, "firstrecall-lookup" 1)
 plot $p0 matrix with image notitle, \
      $p0 matrix using 1:2:($3 == $3 ? sprintf("%.2f", $3) : "-") with labels font ",9" notitle

@@ -1,5 +1,5 @@
-# p0sim plot: heat_copy_accuracy. Redraw (and restyle) in this directory: gnuplot heat_copy_accuracy.gp
-if (!exists("outfile")) outfile = "heat_copy_accuracy.png"
+# p0sim plot: heat_task_accuracy. Redraw (and restyle) in this directory: gnuplot heat_task_accuracy.gp
+if (!exists("outfile")) outfile = "heat_task_accuracy.png"
 set terminal pngcairo noenhanced size 480,710 font "sans,10"
 set output outfile
 set palette rgb 33,13,10
