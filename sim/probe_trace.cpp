@@ -1,5 +1,7 @@
 #include "sim/probe_trace.hpp"
 
+#include "sim/probe_metrics.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -143,22 +145,30 @@ Emergence analyse_trace(std::vector<ProbeRecord>& trace, const ProbeConfig& c, T
 void write_trace_csv(const std::filesystem::path& path, const std::vector<ProbeRecord>& trace) {
   AtomicFile f(path);
   auto& o = f.stream();
-  // Per (step, layer): the state after block `layer` (p0_*, rest_norm, p1_norm_ratio, massive_ratio),
-  // the same after its attention sublayer (mid_*), the layer's head summary, and the probe batch's
-  // loss and task accuracy (repeated on each layer's row; empty when the task scores nothing).
-  o << "step,layer,p0_norm,rest_norm,p0_norm_ratio,p1_norm_ratio,p0_cos,massive_ratio,"
-       "mid_p0_norm,mid_rest_norm,mid_p0_norm_ratio,mid_p1_norm_ratio,mid_p0_cos,mid_massive_ratio,"
-       "sink_rate,attn_to_0,attn_to_1,loss,accuracy,first_accuracy,stage\n";
-  const auto v = csv_number;
+  // Per (step, layer): the state after block `layer`, the same after its attention sublayer
+  // (mid_*), the layer's head summary, and the probe batch's loss and task accuracy (repeated on
+  // each layer's row; empty when the task scores nothing).
+  const auto& metrics = layer_metrics();
+  o << "step,layer";
+  for (const LayerMetric& m : metrics)
+    if (m.mid) o << ',' << m.name;
+  for (const LayerMetric& m : metrics)
+    if (m.mid) o << ",mid_" << m.name;
+  for (const LayerMetric& m : metrics)
+    if (!m.mid) o << ',' << m.name;
+  o << ",loss,accuracy,first_accuracy,stage\n";
   for (const ProbeRecord& r : trace)
     for (std::size_t l = 0; l < r.layers.size(); ++l) {
       const LayerProbe& lp = r.layers[l];
       o << r.step << ',' << l;
-      for (const StateMetrics* m : {&lp.state, &lp.mid})
-        o << ',' << v(m->p0_norm) << ',' << v(m->rest_norm) << ',' << v(m->p0_norm_ratio) << ',' << v(m->p1_norm_ratio) << ','
-          << v(m->p0_cos) << ',' << v(m->massive_ratio);
-      o << ',' << v(lp.sink.sink_rate) << ',' << v(lp.sink.attn_to_0) << ',' << v(lp.sink.attn_to_1) << ',' << v(r.loss)
-        << ',' << v(r.accuracy) << ',' << v(r.first_accuracy) << ',' << r.stage << '\n';
+      for (const LayerMetric& m : metrics)
+        if (m.mid) o << ',' << csv_number(m.value(lp));
+      for (const LayerMetric& m : metrics)
+        if (m.mid) o << ',' << csv_number(m.mid(lp));
+      for (const LayerMetric& m : metrics)
+        if (!m.mid) o << ',' << csv_number(m.value(lp));
+      o << ',' << csv_number(r.loss) << ',' << csv_number(r.accuracy) << ',' << csv_number(r.first_accuracy) << ','
+        << r.stage << '\n';
     }
   f.commit();
 }
@@ -168,13 +178,12 @@ void write_heads_csv(const std::filesystem::path& path, const std::vector<ProbeR
   auto& o = f.stream();
   // attn_to_0_active: over the task's active queries (trigger / query positions); empty if none.
   o << "step,layer,head,attn_to_0,attn_to_1,attn_to_0_active\n";
-  const auto v = csv_number;
   for (const ProbeRecord& r : trace)
     for (std::size_t l = 0; l < r.layers.size(); ++l)
       for (std::size_t h = 0; h < r.layers[l].heads.size(); ++h) {
         const HeadAttention& a = r.layers[l].heads[h];
-        o << r.step << ',' << l << ',' << h << ',' << v(a.attn_to_0) << ',' << v(a.attn_to_1) << ','
-          << v(a.attn_to_0_active) << '\n';
+        o << r.step << ',' << l << ',' << h << ',' << csv_number(a.attn_to_0) << ',' << csv_number(a.attn_to_1) << ','
+          << csv_number(a.attn_to_0_active) << '\n';
       }
   f.commit();
 }
@@ -203,19 +212,12 @@ nlohmann::json probe_summary(const std::vector<ProbeRecord>& trace, const Emerge
     nlohmann::json heads = nlohmann::json::array();
     for (const HeadAttention& h : lp.heads)
       heads.push_back({{"attn_to_0", json_number(h.attn_to_0)}, {"attn_to_1", json_number(h.attn_to_1)}, {"attn_to_0_active", json_number(h.attn_to_0_active)}});
-    layers.push_back({{"p0_norm", json_number(lp.state.p0_norm)},
-                      {"rest_norm", json_number(lp.state.rest_norm)},
-                      {"p0_norm_ratio", json_number(lp.state.p0_norm_ratio)},
-                      {"p1_norm_ratio", json_number(lp.state.p1_norm_ratio)},
-                      {"p0_cos", json_number(lp.state.p0_cos)},
-                      {"massive_ratio", json_number(lp.state.massive_ratio)},
-                      {"mid_p0_norm_ratio", json_number(lp.mid.p0_norm_ratio)},
-                      {"mid_p1_norm_ratio", json_number(lp.mid.p1_norm_ratio)},
-                      {"mid_p0_cos", json_number(lp.mid.p0_cos)},
-                      {"sink_rate", json_number(lp.sink.sink_rate)},
-                      {"attn_to_0", json_number(lp.sink.attn_to_0)},
-                      {"attn_to_1", json_number(lp.sink.attn_to_1)},
-                      {"heads", heads}});
+    nlohmann::json layer{{"heads", heads}};
+    for (const LayerMetric& m : layer_metrics()) {
+      layer[m.name] = json_number(m.value(lp));
+      if (m.mid_in_summary) layer["mid_" + m.name] = json_number(m.mid(lp));
+    }
+    layers.push_back(layer);
   }
   j["final_layers"] = layers;
   j["final_loss"] = json_number(last.loss);

@@ -50,7 +50,7 @@ std::string unknown_key(const TomlEntry& e, const std::string& section) {
 
 std::size_t max_layers(const std::vector<RunRecord>& runs) {
   std::size_t L = 0;
-  for (const RunRecord& r : runs) L = std::max(L, r.metrics.p0_norm_ratio.size());
+  for (const RunRecord& r : runs) L = std::max(L, r.metrics.layers.size());
   return L;
 }
 
@@ -308,11 +308,11 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
   const Claim claims[] = {
       {"identification", "l1_active_attn_to_0", [](const RunMetrics& m) { return m.l1_active_attn_to_0; },
        [](const RunMetrics& m) { return m.emerged_identification.has_value(); }},
-      {"high_norm", "max_l p0_norm_ratio", [&](const RunMetrics& m) { return max_of(m.p0_norm_ratio, 0); },
+      {"high_norm", "max_l p0_norm_ratio", [&](const RunMetrics& m) { return max_of(layer_values(m, "p0_norm_ratio"), 0); },
        [](const RunMetrics& m) { return m.emerged_high_norm.has_value(); }},
       {"sink", "max_{l>=1} sink_rate",
        [&](const RunMetrics& m) {
-         return max_of(m.sink_rate, static_cast<std::size_t>(first_sink_layer(static_cast<int>(m.sink_rate.size()))));
+         return max_of(layer_values(m, "sink_rate"), static_cast<std::size_t>(first_sink_layer(static_cast<int>(m.layers.size()))));
        },
        [](const RunMetrics& m) { return m.emerged_sink.has_value(); }},
   };

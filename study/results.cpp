@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "common/errors.hpp"
 #include "common/format.hpp"
@@ -16,18 +17,10 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 double step_value(const std::optional<int>& s) { return s ? static_cast<double>(*s) : kNaN; }
 
-double at(const std::vector<double>& v, std::size_t l) { return l < v.size() ? v[l] : kNaN; }
-
 ResultMetric run_metric(std::string name, std::string definition, std::string unit, bool in_verdict,
                         std::function<double(const RunMetrics&)> value) {
   return {std::move(name), std::move(definition), false, std::move(unit), in_verdict,
           [value = std::move(value)](const RunMetrics& m, std::size_t) { return value(m); }, {}};
-}
-
-ResultMetric layer_metric(std::string name, std::string definition, std::string unit,
-                          std::vector<double> RunMetrics::*field) {
-  return {std::move(name), std::move(definition), true, std::move(unit), true,
-          [field](const RunMetrics& m, std::size_t l) { return at(m.*field, l); }, {}};
 }
 
 std::vector<ResultMetric> make_metrics() {
@@ -52,15 +45,13 @@ std::vector<ResultMetric> make_metrics() {
                  [](const RunMetrics& m) { return step_value(m.emerged_all); }),
       {"stage", "Peng et al.'s stage at the last probe (none, early, transitional, final)", false, "stage", false, {},
        [](const RunMetrics& m) { return m.stage; }},
-      layer_metric("p0_norm_ratio", "||h_0|| / median over t >= 1 of ||h_t|| after block l", "ratio",
-                   &RunMetrics::p0_norm_ratio),
-      layer_metric("p0_cos", "mean pairwise cosine of h_0 across probe sequences after block l", "cosine",
-                   &RunMetrics::p0_cos),
-      layer_metric("sink_rate", "fraction of layer l's heads whose attention to key 0 exceeds sink-eps", "fraction",
-                   &RunMetrics::sink_rate),
-      layer_metric("attn_to_0", "mean over layer l's heads of the attention to key 0", "fraction", &RunMetrics::attn_to_0),
-      layer_metric("attn_to_1", "mean over layer l's heads of the attention to key 1", "fraction", &RunMetrics::attn_to_1),
   };
+  for (const sim::LayerMetric& lm : sim::layer_metrics()) {
+    if (!lm.in_results) continue;
+    t.push_back({lm.name, lm.definition + " (of layer l)", true, lm.unit, true,
+                 [value = lm.value](const RunMetrics& m, std::size_t l) { return l < m.layers.size() ? value(m.layers[l]) : kNaN; },
+                 {}});
+  }
   return t;
 }
 
@@ -86,13 +77,7 @@ RunMetrics run_metrics(const sim::TrainResult& r) {
         m.l1_active_attn_to_0 = std::isfinite(m.l1_active_attn_to_0) ? std::max(m.l1_active_attn_to_0, h.attn_to_0_active)
                                                                      : h.attn_to_0_active;
   }
-  for (const sim::LayerProbe& lp : last.layers) {
-    m.p0_norm_ratio.push_back(lp.state.p0_norm_ratio);
-    m.p0_cos.push_back(lp.state.p0_cos);
-    m.sink_rate.push_back(lp.sink.sink_rate);
-    m.attn_to_0.push_back(lp.sink.attn_to_0);
-    m.attn_to_1.push_back(lp.sink.attn_to_1);
-  }
+  m.layers = last.layers;
   const sim::Emergence& e = r.emergence;
   m.emerged_identification = e.identification;
   m.emerged_high_norm = e.high_norm;
@@ -100,6 +85,16 @@ RunMetrics run_metrics(const sim::TrainResult& r) {
   if (e.identification && e.high_norm && e.sink) m.emerged_all = std::max({*e.identification, *e.high_norm, *e.sink});
   m.stage = last.stage;
   return m;
+}
+
+std::vector<double> layer_values(const RunMetrics& m, const std::string& metric) {
+  for (const sim::LayerMetric& lm : sim::layer_metrics())
+    if (lm.name == metric) {
+      std::vector<double> out;
+      for (const sim::LayerProbe& lp : m.layers) out.push_back(lm.value(lp));
+      return out;
+    }
+  throw std::logic_error("no per-layer metric '" + metric + "'");
 }
 
 const std::vector<ResultMetric>& result_metrics() {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/probe_metrics.hpp"
 #include "sim/train.hpp"
 
 namespace p0sim::study {
@@ -21,12 +22,14 @@ struct RunMetrics {
   double task_accuracy = 0.0;           // argmax accuracy at the task's active queries
   double first_trigger_accuracy = 0.0;  // at the first trigger of each row (firstrecall)
   double l1_active_attn_to_0 = 0.0;     // max over the sink-claim layer's heads of active-query attention to key 0
-  std::vector<double> p0_norm_ratio, p0_cos, sink_rate, attn_to_0, attn_to_1;  // (L)
+  std::vector<sim::LayerProbe> layers;  // (L) of the last probe; per-layer columns read them
   std::optional<int> emerged_identification, emerged_high_norm, emerged_sink;
   std::optional<int> emerged_all;       // the step from which all three claims hold
   std::string stage;                    // of the last probe
 };
 RunMetrics run_metrics(const sim::TrainResult& r);
+// A per-layer metric (sim/probe_metrics.hpp) of every layer of the run, in layer order.
+std::vector<double> layer_values(const RunMetrics& m, const std::string& metric);
 
 struct ResultMetric {
   std::string name;        // column name; per-layer metrics get one column name_l<l> per layer
@@ -37,7 +40,9 @@ struct ResultMetric {
   std::function<double(const RunMetrics&, std::size_t layer)> value;  // NaN: undefined
   std::function<std::string(const RunMetrics&)> text;                 // text columns only (stage)
 };
-// Every result metric, in column order (per-layer ones after the others, layer by layer).
+// Every result metric, in column order (per-layer ones after the others, layer by layer): the run
+// metrics declared in results.cpp, then the per-layer probe metrics marked in_results in
+// sim/probe_metrics.cpp.
 const std::vector<ResultMetric>& result_metrics();
 
 // The metric columns for up to L layers: (column name, metric, layer).

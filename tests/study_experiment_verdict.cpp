@@ -132,11 +132,13 @@ RunRecord record(const std::string& variant, int i, double attn, bool identified
   r.variant = variant;
   r.seed_index = i;
   r.metrics.l1_active_attn_to_0 = attn;
-  r.metrics.p0_norm_ratio = {1.0, 1.0 + 0.01 * i};
-  r.metrics.p0_cos = {0.1, 0.1};
-  r.metrics.sink_rate = {0.0, 0.0};
-  r.metrics.attn_to_0 = {0.2, 0.2};
-  r.metrics.attn_to_1 = {0.1, 0.1};
+  r.metrics.layers.resize(2);
+  for (std::size_t l = 0; l < 2; ++l) {
+    p0sim::sim::LayerProbe& lp = r.metrics.layers[l];
+    lp.state.p0_norm_ratio = l == 0 ? 1.0 : 1.0 + 0.01 * i;
+    lp.state.p0_cos = 0.1;
+    lp.sink = {0.0, 0.2, 0.1};  // sink_rate, attn_to_0, attn_to_1
+  }
   if (identified) r.metrics.emerged_identification = 100;
   return r;
 }
