@@ -1,0 +1,190 @@
+#include "study/verdict.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+
+#include "common/json_number.hpp"
+#include "sim/probes.hpp"
+#include "study/stats.hpp"
+
+namespace p0sim::study {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+}  // namespace
+
+std::size_t max_layers(const std::vector<RunRecord>& runs) {
+  std::size_t L = 0;
+  for (const RunRecord& r : runs) L = std::max(L, r.metrics.layers.size());
+  return L;
+}
+
+
+// Verdict rules (documented in configs/p0sink.toml and the README):
+//  - a claim HOLDS for a variant when its emergence step exists (the claim holds from that probe to
+//    the end of training) in a strict majority of the variant's seeds;
+//  - each claim has one final metric compared between main and control by a two-sided Welch's
+//    t-test: identification -> l1_active_attn_to_0, high-norm direction -> the maximum over layers
+//    of p0_norm_ratio, sink -> the maximum of sink_rate over the layers the sink claim looks at
+//    (after the first; layer 0 if L = 1);
+//  - the claim is SUPPORTED when it holds for main, fails for the control, the main mean exceeds
+//    the control mean and p < 0.05.
+nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::string>& variants, int seeds,
+                            const std::vector<RunRecord>& runs) {
+  constexpr double kLevel = 0.95, kAlpha = 0.05;
+  const std::size_t L = max_layers(runs);
+  nlohmann::json v;
+  v["seeds"] = seeds;
+  v["level"] = kLevel;
+  v["alpha"] = kAlpha;
+  v["main"] = c.main;
+  v["control"] = c.control;
+  v["variant_order"] = variants;
+  v["rule"] =
+      "a claim holds for a variant when it emerged (held from some probe to the end) in a strict majority of seeds; "
+      "supported = holds for main, fails for control, main mean > control mean and Welch p < alpha";
+  nlohmann::json table = nlohmann::json::object();
+  for (const std::string& name : variants) {
+    std::vector<const RunRecord*> rs;
+    for (const RunRecord& r : runs)
+      if (r.variant == name) rs.push_back(&r);
+    nlohmann::json metrics = nlohmann::json::array();
+    for (const ResultColumn& col : result_columns(L)) {
+      if (!col.metric->in_verdict) continue;
+      std::vector<double> x;
+      for (const RunRecord* r : rs) {
+        const double val = col.metric->value(r->metrics, col.layer);
+        if (std::isfinite(val)) x.push_back(val);
+      }
+      const Interval iv = mean_interval(x, kLevel);
+      metrics.push_back({{"metric", col.name}, {"n", iv.n}, {"mean", json_number(iv.mean)}, {"lo", json_number(iv.lo)},
+                         {"hi", json_number(iv.hi)}});
+    }
+    int id = 0, hn = 0, sk = 0;
+    for (const RunRecord* r : rs) {
+      id += r->metrics.emerged_identification.has_value();
+      hn += r->metrics.emerged_high_norm.has_value();
+      sk += r->metrics.emerged_sink.has_value();
+    }
+    table[name] = {{"runs", rs.size()},
+                   {"metrics", metrics},
+                   {"emerged", {{"identification", id}, {"high_norm", hn}, {"sink", sk}}}};
+  }
+  v["variants"] = table;
+
+  struct Claim {
+    const char* name;
+    const char* metric;
+    std::function<double(const RunMetrics&)> value;
+    std::function<bool(const RunMetrics&)> emerged;
+  };
+  auto max_of = [](const std::vector<double>& x, std::size_t from) {
+    double m = kNaN;
+    for (std::size_t i = from; i < x.size(); ++i)
+      if (std::isfinite(x[i])) m = std::isfinite(m) ? std::max(m, x[i]) : x[i];
+    return m;
+  };
+  const Claim claims[] = {
+      {"identification", "l1_active_attn_to_0", [](const RunMetrics& m) { return m.l1_active_attn_to_0; },
+       [](const RunMetrics& m) { return m.emerged_identification.has_value(); }},
+      {"high_norm", "max_l p0_norm_ratio", [&](const RunMetrics& m) { return max_of(layer_values(m, "p0_norm_ratio"), 0); },
+       [](const RunMetrics& m) { return m.emerged_high_norm.has_value(); }},
+      {"sink", "max_{l>=1} sink_rate",
+       [&](const RunMetrics& m) {
+         return max_of(layer_values(m, "sink_rate"), static_cast<std::size_t>(sim::first_sink_layer(static_cast<int>(m.layers.size()))));
+       },
+       [](const RunMetrics& m) { return m.emerged_sink.has_value(); }},
+  };
+  nlohmann::json out = nlohmann::json::array();
+  if (c.main.empty() && c.control.empty()) {  // a search: no claim is tested
+    v["claims"] = out;
+    return v;
+  }
+  for (const Claim& cl : claims) {
+    auto side = [&](const std::string& name, std::vector<double>& x, int& emerged, int& n) {
+      emerged = n = 0;
+      for (const RunRecord& r : runs) {
+        if (r.variant != name) continue;
+        ++n;
+        emerged += cl.emerged(r.metrics);
+        const double val = cl.value(r.metrics);
+        if (std::isfinite(val)) x.push_back(val);
+      }
+    };
+    std::vector<double> xm, xc;
+    int em = 0, nm = 0, ec = 0, nc = 0;
+    side(c.main, xm, em, nm);
+    side(c.control, xc, ec, nc);
+    const bool holds_main = 2 * em > nm, holds_control = 2 * ec > nc;
+    nlohmann::json j{{"claim", cl.name},
+                     {"metric", cl.metric},
+                     {"main", {{"emerged", em}, {"runs", nm}, {"holds", holds_main}}},
+                     {"control", {{"emerged", ec}, {"runs", nc}, {"holds", holds_control}}},
+                     {"holds_for_main", holds_main},
+                     {"fails_for_control", !holds_control},
+                     {"test", "welch-t two-sided"}};
+    const Interval im = mean_interval(xm, kLevel), ic = mean_interval(xc, kLevel);
+    j["main"]["mean"] = json_number(im.mean);
+    j["control"]["mean"] = json_number(ic.mean);
+    bool supported = false;
+    if (xm.size() >= 2 && xc.size() >= 2) {
+      const WelchResult w = welch_t_test(xm, xc);
+      j["t"] = json_number(w.t);
+      j["dof"] = json_number(w.dof);
+      j["p_value"] = w.p_value;
+      j["degenerate"] = w.degenerate;
+      supported = holds_main && !holds_control && im.mean > ic.mean && w.p_value < kAlpha;
+    } else {
+      j["t"] = nullptr;
+      j["dof"] = nullptr;
+      j["p_value"] = nullptr;
+      j["degenerate"] = true;
+    }
+    j["supported"] = supported;
+    out.push_back(j);
+  }
+  v["claims"] = out;
+  return v;
+}
+
+std::string verdict_table(const nlohmann::json& v) {
+  std::ostringstream out;
+  auto num = [](const nlohmann::json& x) {
+    if (x.is_null()) return std::string("-");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", x.get<double>());
+    return std::string(buf);
+  };
+  out << "per variant: mean [95% Student-t interval] over seeds\n";
+  for (const auto& name : v["variant_order"]) {
+    const auto& t = v["variants"][name.get<std::string>()];
+    out << "\n" << name.get<std::string>() << " (" << t["runs"].get<int>() << " runs; emerged: identification "
+        << t["emerged"]["identification"].get<int>() << ", high-norm " << t["emerged"]["high_norm"].get<int>() << ", sink "
+        << t["emerged"]["sink"].get<int>() << ")\n";
+    for (const auto& m : t["metrics"])
+      out << "  " << std::left << std::setw(26) << m["metric"].get<std::string>() << std::right << std::setw(10)
+          << num(m["mean"]) << "  [" << num(m["lo"]) << ", " << num(m["hi"]) << "]\n";
+  }
+  if (v["claims"].empty()) {
+    out << "\nno claims tested: a search (main and control are empty); compare the cells above\n";
+    return out.str();
+  }
+  out << "\nclaims (main '" << v["main"].get<std::string>() << "' vs control '" << v["control"].get<std::string>()
+      << "'):\n";
+  for (const auto& c : v["claims"]) {
+    out << "  " << std::left << std::setw(15) << c["claim"].get<std::string>() << std::right << " main emerged "
+        << c["main"]["emerged"].get<int>() << "/" << c["main"]["runs"].get<int>() << ", control emerged "
+        << c["control"]["emerged"].get<int>() << "/" << c["control"]["runs"].get<int>() << "; "
+        << c["metric"].get<std::string>() << " " << num(c["main"]["mean"]) << " vs " << num(c["control"]["mean"])
+        << ", Welch p = " << num(c["p_value"]) << (c["degenerate"].get<bool>() ? " (zero variance)" : "") << " -> "
+        << (c["supported"].get<bool>() ? "SUPPORTED" : "not supported") << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace p0sim::study
