@@ -1,6 +1,6 @@
-// Monte-Carlo kernel of the cone model (issue 2): full-vector sampling, prefix sums, norms
+// Monte-Carlo kernel of the cone model: full-vector sampling, prefix sums, norms
 // (BM_cone_mc), and the radial estimator of the gauss model (BM_cone_mc_radial, O(T*H) draws
-// per sequence, issue 6). Yardstick: bench/peers/numpy_cone.py (gauss, d=64, T=64, float32,
+// per sequence). Yardstick: bench/peers/numpy_cone.py (gauss, d=64, T=64, float32,
 // full-vector); bench/peers/cone_peer.sh runs them and prints the ratios.
 #include <benchmark/benchmark.h>
 

@@ -1,4 +1,4 @@
-// The sweep scheduler's own cost per run (issue 5): pool dispatch, the results journal's
+// The sweep scheduler's own cost per run: pool dispatch, the results journal's
 // whole-line append (one write(2) under its lock), the progress-free bookkeeping, and the final
 // sorted rewrite, around a run that does nothing. Compare with a run of the issue's throughput
 // sweep (bench/sweep_throughput.sh: ~0.3 s per 200-step training) to see that it is negligible.

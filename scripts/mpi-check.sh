@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks that `mpirun -np 3` writes the same results.csv bytes as a single-process sweep (issue 5). Needs libopenmpi-dev and
+# Checks that `mpirun -np 3` writes the same results.csv bytes as a single-process sweep. Needs libopenmpi-dev and
 # openmpi-bin (scripts/install-deps.sh installs them). Runs as root in CI, hence
 # --allow-run-as-root; --oversubscribe lets 3 ranks share fewer cores.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #pragma once
-// Component ablations at the end of training (issue 4): which parts of a trained model carry
+// Component ablations at the end of training: which parts of a trained model carry
 // identification (finding position 0) and amplification (its high norm) and the sink. Each layer-0
 // head and each block's MLP is replaced, one at a time, by zeros (zero ablation) or by its mean
 // output over the probe batch (mean ablation), and the probe's metrics are measured again on the

@@ -1,5 +1,5 @@
 #pragma once
-// Checkpoints of a training run (issue 7): everything `p0sim train --resume` needs to continue a
+// Checkpoints of a training run: everything `p0sim train --resume` needs to continue a
 // killed run and finish with the same bytes as a run that never stopped.
 //
 // RUN_DIR/checkpoint/ holds state.ckpt (the newest) and state.prev.ckpt (the one before). A new

@@ -1,5 +1,5 @@
 #pragma once
-// One training step's forward + backward with the batch split across threads (issue 6, "one run,
+// One training step's forward + backward with the batch split across threads ("one run,
 // every core"), bit-identical for any thread count.
 //
 // Chunking is a property of the config, never of the thread count: the B rows are cut into

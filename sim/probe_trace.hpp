@@ -1,5 +1,5 @@
 #pragma once
-// Probes during training (issue 4): every K steps the DESIGN.md section 5 metrics of a fixed probe
+// Probes during training: every K steps the DESIGN.md section 5 metrics of a fixed probe
 // batch, per layer and per head, the task's accuracy, and from the whole trace the emergence step
 // of each claim and the stage of each probe.
 // Legend: N probe rows, T inputs per row, P positions the model sees (T, or T+1 with BOS),

@@ -1,4 +1,4 @@
-// `p0sim sweep` and `p0sim sweep-merge` through the binary (issue 5): results.csv has the same
+// `p0sim sweep` and `p0sim sweep-merge` through the binary: results.csv has the same
 // bytes for --threads 1 and 2, after a SIGKILL and --resume, and for shards merged; adding a grid
 // value leaves the other rows unchanged; the theory kind; an experiment's variants as a grid key;
 // one-line exit-2 errors that create nothing. With the MPI build, mpirun gives the same bytes.

@@ -1,4 +1,4 @@
-// The CI-sized firstrecall run of issue 4: a causal NoPE/no-BOS model finds position 0 through the
+// The CI-sized firstrecall run: a causal NoPE/no-BOS model finds position 0 through the
 // causal mask alone; the prefix-bidirectional control, which has no asymmetry, cannot beat a
 // bag-of-tokens guess.
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// Probes during training (issue 4): they must not perturb training, and the emergence steps and
+// Probes during training: they must not perturb training, and the emergence steps and
 // stages must follow the issue's definitions exactly.
 #include <unistd.h>
 

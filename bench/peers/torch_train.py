@@ -265,7 +265,7 @@ def main():
     b.add_argument("--seconds", type=float, default=3.0, help="timed seconds per configuration")
     b.add_argument("--clip", type=float, default=0.0, help="global-norm clipping inside the step (0 = off)")
     b.add_argument("--config", action="append", default=None,
-                   help="V,C,H,T,B,L (repeatable); default: the three configurations of issue 3")
+                   help="V,C,H,T,B,L (repeatable); default: the three configurations of bench/README.md")
     c = sub.add_parser("check", help="compare p0sim eval's loss and logits with this implementation")
     c.add_argument("weights")
     c.add_argument("tokens")

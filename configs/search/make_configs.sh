@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Writes the search configs of issue 4 ("Where the P0 sink emerges"): each is a `p0sim experiment`
+# Writes the search configs ("where the P0 sink emerges"): each is a `p0sim experiment`
 # config in search mode (main = control = ""), one variant per grid cell, named after its
 # overrides; `p0sim plot` draws a heatmap per metric over the two first varying keys.
 # Regenerate with: bash configs/search/make_configs.sh   (the shipped .toml files are its output)
@@ -54,7 +54,7 @@ task_cell() {  # task, weight decay, layers [, learning rate] -> one variant nam
 
 # Stage A: task x weight decay x depth at C=64, T=32, 1000 steps (L = 3 dropped for compute: see README).
 {
-  echo "# Search stage A (issue 4): task x weight decay x layers {2,4}; C=64, H=4, T=32, B=32, 1000 steps."
+  echo "# Search stage A: task x weight decay x layers {2,4}; C=64, H=4, T=32, B=32, 1000 steps."
   echo "# p0sim experiment --config configs/search/stage_a_tasks.toml --seeds 3 --threads 2 --out DIR"
   base
   echo "steps = 1000"
@@ -71,7 +71,7 @@ task_cell() {  # task, weight decay, layers [, learning rate] -> one variant nam
 # Stage B: width x length on firstrecall (uniform filler: identification is learnt within a few
 # hundred steps at C=64, T=32), wd 0.1, L = 2; the batch keeps B*T = 1024 tokens per step.
 {
-  echo "# Search stage B (issue 4): d_model x seq_len; firstrecall, wd 0.1, L=2,"
+  echo "# Search stage B: d_model x seq_len; firstrecall, wd 0.1, L=2,"
   echo "# B*T = 1024 tokens per step, 1000 steps."
   echo "# p0sim experiment --config configs/search/stage_b_width_length.toml --seeds 3 --threads 2 --out DIR"
   base
@@ -91,7 +91,7 @@ task_cell() {  # task, weight decay, layers [, learning rate] -> one variant nam
 # last block's position-0 state already points in one fixed direction (p0_cos ~ 1) at a norm
 # ratio ~ 0.9: does longer training with strong decay (Gu et al.'s 0.5) raise the norm?
 {
-  echo "# Search stage C (issue 4): 6000 steps, cosine schedule; firstrecall, C=64, T=32, L=4, wd 0.5."
+  echo "# Search stage C: 6000 steps, cosine schedule; firstrecall, C=64, T=32, L=4, wd 0.5."
   echo "# p0sim experiment --config configs/search/stage_c_long.toml --seeds 3 --threads 2 --out DIR"
   base
   echo "steps = 6000"
@@ -106,7 +106,7 @@ task_cell() {  # task, weight decay, layers [, learning rate] -> one variant nam
 # Stage D: the depth the first stages skipped (L = 3) for every task, and the two tasks they
 # lacked (backcopy with independent triggers, the firstrecall+lookup mixture) at every depth.
 {
-  echo "# Search stage D (issue 4): task x weight decay x layers; L=3 for every task, L {2,3,4} for"
+  echo "# Search stage D: task x weight decay x layers; L=3 for every task, L {2,3,4} for"
   echo "# backcopy-indep and firstrecall-lookup; C=64, H=4, T=32, B=32, 1000 steps."
   echo "# p0sim experiment --config configs/search/stage_d_depth_tasks.toml --seeds 3 --threads 2 --out DIR"
   base
@@ -124,7 +124,7 @@ task_cell() {  # task, weight decay, layers [, learning rate] -> one variant nam
 
 # Stage E: learning rate x task at L = 3, wd 0.5, 2000 steps (the first stages used 3e-3 only).
 {
-  echo "# Search stage E (issue 4): learning rate x task; C=64, T=32, L=3, wd 0.5, 2000 steps."
+  echo "# Search stage E: learning rate x task; C=64, T=32, L=3, wd 0.5, 2000 steps."
   echo "# p0sim experiment --config configs/search/stage_e_learning_rate.toml --seeds 3 --threads 2 --out DIR"
   base
   echo "steps = 2000"
@@ -142,7 +142,7 @@ task_cell() {  # task, weight decay, layers [, learning rate] -> one variant nam
 
 # Stage F: the longest context (T = 256) at every width, B*T = 1024 tokens per step, L = 2.
 {
-  echo "# Search stage F (issue 4): d_model x task at T=256 (B=4), wd 0.1, L=2, 1000 steps."
+  echo "# Search stage F: d_model x task at T=256 (B=4), wd 0.1, L=2, 1000 steps."
   echo "# p0sim experiment --config configs/search/stage_f_length256.toml --seeds 3 --threads 2 --out DIR"
   base | sed '/^seq-len =/d; /^batch =/d'
   echo "steps = 1000"
@@ -162,7 +162,7 @@ task_cell() {  # task, weight decay, layers [, learning rate] -> one variant nam
 # backcopy-indep at lr 1e-3 (stage E: position 0 at norm ratio 2.4 after blocks 0-1, but in no fixed
 # direction) at L = 3 and at the pre-study's L = 4, and firstrecall-lookup (sinks on a low-norm P0).
 {
-  echo "# Search stage G (issue 4): 20000 steps, cosine, wd 0.5, C=64, T=32; backcopy-indep at lr 1e-3, L=3"
+  echo "# Search stage G: 20000 steps, cosine, wd 0.5, C=64, T=32; backcopy-indep at lr 1e-3, L=3"
   echo "# and L=4; firstrecall-lookup at lr 3e-3, L=3."
   echo "# p0sim experiment --config configs/search/stage_g_20000_steps.toml --seeds 3 --threads 2 --out DIR"
   base | sed '/^probe-every =/d; /^log-every =/d'
@@ -178,7 +178,7 @@ task_cell() {  # task, weight decay, layers [, learning rate] -> one variant nam
 # Stage H: the long contexts that stages B and F could not learn in 1000 steps (T = 128, 256), for
 # 5000 steps with a cosine schedule, B*T = 1024 tokens per step, C = 64, L = 2.
 {
-  echo "# Search stage H (issue 4): task x T in {128, 256} (B*T = 1024), C=64, L=2, wd 0.1, 5000 steps, cosine."
+  echo "# Search stage H: task x T in {128, 256} (B*T = 1024), C=64, L=2, wd 0.1, 5000 steps, cosine."
   echo "# p0sim experiment --config configs/search/stage_h_long_context.toml --seeds 3 --threads 2 --out DIR"
   base | sed '/^seq-len =/d; /^batch =/d; /^probe-every =/d'
   echo "steps = 5000"
@@ -199,7 +199,7 @@ task_cell() {  # task, weight decay, layers [, learning rate] -> one variant nam
 # (prefix-bidirectional), with a BOS token, with RoPE or absolute positions, with sigmoid
 # attention; ablations of every layer-0 head and MLP at the end of each run.
 {
-  echo "# Controls for the firstrecall-lookup sink (issue 4): C=64, H=4, T=32, B=32, L=2, wd 0.1, 1000 steps."
+  echo "# Controls for the firstrecall-lookup sink: C=64, H=4, T=32, B=32, L=2, wd 0.1, 1000 steps."
   echo "# p0sim experiment --config configs/search/frlookup_sink_controls.toml --seeds 3 --threads 2 --out DIR"
   base | sed '/^task =/d; /^weight-decay =/d'
   echo "steps = 1000"
