@@ -12,6 +12,11 @@
 
 namespace p0sim::sim {
 
+nlohmann::json to_json(const DataConfig& c) {
+  return {{"task", enum_name(c.task)}, {"markov_alpha", c.markov_alpha}, {"triggers", c.triggers},
+          {"trigger_prob", c.trigger_prob}, {"filler", enum_name(c.filler)}, {"keys", c.keys}, {"values", c.values}};
+}
+
 
 namespace {
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "common/enum_names.hpp"
 
 namespace p0sim {
@@ -62,6 +64,9 @@ struct DataConfig {
   int values = 8;              // lookup: values per key Nv
   std::uint64_t seed = 1;      // the task's structure (transition matrix, trigger set) and stream
 };
+
+// The task's options as summary.json and checkpoints record them.
+nlohmann::json to_json(const DataConfig& c);
 
 class DataGenerator {
  public:

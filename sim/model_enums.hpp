@@ -14,6 +14,9 @@ enum class PosEnc { none, rope, absolute, count };
 enum class Norm { rms, layer, count };
 enum class Act { gelu, relu, count };
 
+// Attention whose rows need not sum to one: probes read it through the row-normalised |A| proxy.
+inline bool unnormalised(Attn a) { return a == Attn::sigmoid; }
+
 }  // namespace p0sim::sim
 
 namespace p0sim {

@@ -89,7 +89,7 @@ ProbeRecord Prober::probe(const Model<float>& trained, int step) {
   r.query_accuracy = r.query_scored > 0 ? static_cast<double>(query_hit) / static_cast<double>(r.query_scored) : kNaN;
 
   // Sigmoid attention is unnormalised: its metrics use the row-normalised |A| proxy (DESIGN.md 5).
-  const bool proxy = mc.attn == Attn::sigmoid;
+  const bool proxy = unnormalised(mc.attn);
   const bool has_active = r.scored > 0;
   r.layers.resize(static_cast<std::size_t>(L));
   for (int l = 0; l < L; ++l) {

@@ -200,13 +200,7 @@ nlohmann::json to_json(const ModelConfig& c) {
 
 nlohmann::json to_json(const TrainConfig& c) {
   nlohmann::json j = to_json(c.model);
-  j["task"] = enum_name(c.data.task);
-  j["markov_alpha"] = c.data.markov_alpha;
-  j["triggers"] = c.data.triggers;
-  j["trigger_prob"] = c.data.trigger_prob;
-  j["filler"] = enum_name(c.data.filler);
-  j["keys"] = c.data.keys;
-  j["values"] = c.data.values;
+  j.update(to_json(c.data));
   j["probe_every"] = c.probe.every;
   j["probe_batch"] = c.probe.batch;
   j["ablate"] = c.ablate;
