@@ -32,6 +32,14 @@ std::pair<std::string, std::string> split_grid_spec(const std::string& spec);
 // A comma list of strings (no ranges): "a,b" -> {a, b}; empty entries are an error naming `option`.
 std::vector<std::string> split_names(const std::string& option, const std::string& text);
 
+// How a grid key's values are read: numbers (ranges allowed, sorted ascending) or names (as given).
+enum class ValueKind { number, name };
+
+// The canonical values of one axis from its LIST; `check` validates each canonical value (throws
+// UsageError). A value listed twice is an error.
+GridAxis parse_axis(const std::string& key, const std::string& list, ValueKind kind,
+                    const std::function<void(const std::string&)>& check);
+
 // The expanded product: axes sorted by key; points in product order (last axis fastest), each with
 // seeds runs. Canonical run index = point index * seeds + seed index.
 class SweepPlan {
