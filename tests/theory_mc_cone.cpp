@@ -30,6 +30,7 @@ ConePoint make_point(ValueModel model, int d, int T, double param, AttnMask mask
     case ValueModel::gauss: p.m = param; p.sigma = 1.5; break;
     case ValueModel::axis: p.mu = param; p.sigma = 0.75; break;
     case ValueModel::cap: p.theta = param; break;
+    case ValueModel::count: break;
   }
   return p;
 }
