@@ -1,5 +1,5 @@
 #pragma once
-// The kind-independent half of `p0sim sweep` (issue 5): the grid (KEY=LIST axes, their canonical
+// The kind-independent half of `p0sim sweep`: the grid (KEY=LIST axes, their canonical
 // values and order), the runs it expands to (point x seed index, each with a seed derived from
 // what the point is), shards, the results journal (whole lines appended under a lock, so a killed
 // sweep loses only the runs in flight), the worker pool and the progress reporter. What a run

@@ -1,5 +1,5 @@
 #pragma once
-// How `p0sim sweep` spreads runs over MPI ranks (issue 5). In a build without MPI
+// How `p0sim sweep` spreads runs over MPI ranks. In a build without MPI
 // (P0SIM_WITH_MPI unset), or when not launched by mpirun, a Session is one process: rank 0 of 1.
 // With MPI, rank 0 owns the sweep directory and hands run indices to the other ranks one at a
 // time (a rank gets its next run when it returns a row, so long and short runs balance), while
