@@ -23,7 +23,7 @@ using namespace p0sim::theory;
 
 struct ConeOptions {
   std::string model;
-  std::vector<std::string> masks{"causal"};
+  std::vector<std::string> masks{enum_name(AttnMask::causal)};
   std::string d, T;
   std::string theta = "1.0471975511965976";  // pi/3
   double mu = 1.0;
@@ -34,7 +34,7 @@ struct ConeOptions {
   std::int64_t trials = 10000;
   std::uint64_t seed = 1;
   int threads = 1;
-  std::string estimator = "full";
+  std::string estimator = enum_name(McEstimator::full);
   std::string out;
   bool force = false;
 };
@@ -85,7 +85,7 @@ std::vector<int> positions_for(const std::vector<PositionSpec>& specs, int T) {
 
 
 void run_cone(const CLI::App& sub, const ConeOptions& o) {
-  if (o.model.empty()) throw UsageError("--model", "is required (accepted: axis, cap, gauss)");
+  if (o.model.empty()) throw UsageError("--model", "is required (accepted: " + enum_names_text<ValueModel>() + ")");
   if (o.d.empty()) throw UsageError("--d", "is required (a list: a,b,c or lo:hi:xk)");
   if (o.T.empty()) throw UsageError("--T", "is required (a list: a,b,c or lo:hi:xk)");
   if (o.out.empty()) throw UsageError("--out", "is required (the CSV file to write)");
@@ -95,13 +95,13 @@ void run_cone(const CLI::App& sub, const ConeOptions& o) {
   const auto specs = parse_positions(o.positions);
 
   ConePoint base;
-  base.model = o.model == "axis" ? ValueModel::axis : o.model == "cap" ? ValueModel::cap : ValueModel::gauss;
+  base.model = *parse_enum<ValueModel>(o.model);  // CLI11 checked the name
   base.mu = o.mu;
   base.sigma = o.sigma;
   std::vector<double> params{0.0};  // the model's swept parameter: theta (cap), m (gauss)
   if (base.model == ValueModel::cap) params = parse_double_list("--theta", o.theta);
   if (base.model == ValueModel::gauss) params = parse_double_list("--m", o.m);
-  const McEstimator estimator = o.estimator == "radial" ? McEstimator::radial : McEstimator::full;
+  const McEstimator estimator = *parse_enum<McEstimator>(o.estimator);
   validate_estimator(base, estimator);
 
   std::vector<ConePoint> points;
@@ -111,7 +111,7 @@ void run_cone(const CLI::App& sub, const ConeOptions& o) {
         for (double v : params)
           for (const std::string& mask : o.masks) {
           ConePoint p = base;
-          p.mask = mask == "causal" ? AttnMask::causal : AttnMask::bidirectional;
+          p.mask = *parse_enum<AttnMask>(mask);
           p.d = static_cast<int>(d);
           p.T = static_cast<int>(T);
           p.heads = static_cast<int>(h);
@@ -150,11 +150,11 @@ void add_cone(CLI::App& theory) {
   auto* cone = theory.add_subcommand("cone", "Cone model of value vectors: closed forms vs Monte Carlo, swept over d and T");
   auto o = std::make_shared<ConeOptions>();
   cone->add_option("--model", o->model, "Value-vector model: axis (mu u + sigma s), cap (uniform in a cap), gauss (m u + sigma z)")
-      ->check(CLI::IsMember({"axis", "cap", "gauss"}));
+      ->check(CLI::IsMember(enum_names<ValueModel>()));
   cone->add_option("--mask", o->masks, "Attention masks: causal, bidirectional (the control), or both: causal,bidirectional")
       ->delimiter(',')
-      ->default_str("causal")
-      ->check(CLI::IsMember({"causal", "bidirectional"}));
+      ->default_str(enum_name(AttnMask::causal))
+      ->check(CLI::IsMember(enum_names<AttnMask>()));
   cone->add_option("--d", o->d, "Value dimensions (all heads), list a,b,c or lo:hi:xk, each in 2..65536");
   cone->add_option("--T", o->T, "Sequence lengths, list a,b,c or lo:hi:xk, each in 1..1048576");
   cone->add_option("--theta", o->theta, "cap: half-angles in radians, list, each in (0, pi]");
@@ -172,7 +172,7 @@ void add_cone(CLI::App& theory) {
                    "Monte-Carlo estimator: full (samples all T*d coordinates; the independent check of the closed "
                    "forms) or radial (gauss only: per head the axis component and squared norm of the rest, "
                    "O(T*heads) draws per sequence, the same law)")
-      ->check(CLI::IsMember({"full", "radial"}));
+      ->check(CLI::IsMember(enum_names<McEstimator>()));
   cone->add_option("--out", o->out, "CSV file to write (the resolved config goes next to it as .config.toml)");
   cone->add_flag("--force", o->force, "Overwrite existing output files");
   add_config_option(*cone, [cone, o] { run_cone(*cone, *o); });

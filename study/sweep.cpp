@@ -14,12 +14,14 @@
 #include <exception>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include "common/errors.hpp"
-#include "common/format.hpp"
 #include "common/files.hpp"
+#include "common/format.hpp"
+#include "common/lists.hpp"
 #include "common/rng.hpp"
 #include "study/jobs.hpp"
 
@@ -49,6 +51,25 @@ std::vector<std::string> split_names(const std::string& option, const std::strin
     cur.clear();
   }
   return out;
+}
+
+GridAxis parse_axis(const std::string& key, const std::string& list, ValueKind kind,
+                    const std::function<void(const std::string&)>& check) {
+  const std::string option = "--grid " + key;
+  GridAxis axis{key, {}};
+  if (kind == ValueKind::number) {
+    std::vector<double> values = parse_double_list(option, list);
+    std::sort(values.begin(), values.end());
+    for (double v : values) axis.values.push_back(canonical_number(v));
+  } else {
+    axis.values = split_names(option, list);
+  }
+  std::set<std::string> seen;
+  for (const auto& v : axis.values) {
+    if (!seen.insert(v).second) throw UsageError(option, "value '" + v + "' is listed twice in '" + list + "'");
+    check(v);
+  }
+  return axis;
 }
 
 SweepPlan::SweepPlan(std::vector<GridAxis> axes, int seeds) : axes_(std::move(axes)), seeds_(seeds), points_(1) {

@@ -1,5 +1,5 @@
 #pragma once
-// The kind-independent half of `p0sim sweep` (issue 5): the grid (KEY=LIST axes, their canonical
+// The kind-independent half of `p0sim sweep`: the grid (KEY=LIST axes, their canonical
 // values and order), the runs it expands to (point x seed index, each with a seed derived from
 // what the point is), shards, the results journal (whole lines appended under a lock, so a killed
 // sweep loses only the runs in flight), the worker pool and the progress reporter. What a run
@@ -31,6 +31,14 @@ std::pair<std::string, std::string> split_grid_spec(const std::string& spec);
 
 // A comma list of strings (no ranges): "a,b" -> {a, b}; empty entries are an error naming `option`.
 std::vector<std::string> split_names(const std::string& option, const std::string& text);
+
+// How a grid key's values are read: numbers (ranges allowed, sorted ascending) or names (as given).
+enum class ValueKind { number, name };
+
+// The canonical values of one axis from its LIST; `check` validates each canonical value (throws
+// UsageError). A value listed twice is an error.
+GridAxis parse_axis(const std::string& key, const std::string& list, ValueKind kind,
+                    const std::function<void(const std::string&)>& check);
 
 // The expanded product: axes sorted by key; points in product order (last axis fastest), each with
 // seeds runs. Canonical run index = point index * seeds + seed index.

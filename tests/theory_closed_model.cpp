@@ -116,7 +116,7 @@ TEST_CASE("bidirectional mask gives every position the same output: zero gaps, z
   const ValueModel model = GENERATE(ValueModel::axis, ValueModel::cap, ValueModel::gauss);
   const int T = GENERATE(1, 2, 16);
   const int heads = GENERATE(1, 2);
-  CAPTURE(to_string(model), T, heads);
+  CAPTURE(p0sim::enum_name(model), T, heads);
   const ConePoint p = make_point(model, 8, T, heads, AttnMask::bidirectional);
   const double e0 = *closed_form(p, 0, Quantity::norm_sq_mean), v0 = *closed_form(p, 0, Quantity::norm_sq_var);
   for (int t = 0; t < T; ++t) {

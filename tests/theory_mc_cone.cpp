@@ -30,6 +30,7 @@ ConePoint make_point(ValueModel model, int d, int T, double param, AttnMask mask
     case ValueModel::gauss: p.m = param; p.sigma = 1.5; break;
     case ValueModel::axis: p.mu = param; p.sigma = 0.75; break;
     case ValueModel::cap: p.theta = param; break;
+    case ValueModel::count: break;
   }
   return p;
 }
@@ -144,7 +145,7 @@ TEST_CASE("Monte Carlo matches every closed form on the d x T grid", "[theory][m
             const auto cf = closed_form(p, t, q);
             if (!cf || q == Quantity::p0_largest_prob || q == Quantity::p0_largest_union_bound) continue;
             const p0sim::RunningStats& s = r.stats[i][static_cast<int>(q)];
-            CAPTURE(to_string(c.model), c.param, d, T, t, to_string(q), *cf, s.mean, s.std_error(), s.n);
+            CAPTURE(p0sim::enum_name(c.model), c.param, d, T, t, p0sim::enum_name(q), *cf, s.mean, s.std_error(), s.n);
             if (q == Quantity::p0_beats_t_prob) {
               // Exact (Clopper-Pearson) interval for a binomial proportion at the adjusted level.
               using Binomial = boost::math::binomial_distribution<double, p0sim::MathPolicy>;
@@ -198,7 +199,7 @@ TEST_CASE("multi-head Monte Carlo matches the closed forms and respects the unio
       const auto cf = closed_form(p, t, q);
       if (!cf) continue;
       const p0sim::RunningStats& s = r.stats[i][static_cast<int>(q)];
-      CAPTURE(to_string(model), d, heads, T, t, to_string(q), *cf, s.mean, s.std_error());
+      CAPTURE(p0sim::enum_name(model), d, heads, T, t, p0sim::enum_name(q), *cf, s.mean, s.std_error());
       const double floor = q == Quantity::norm_sq_var ? 1e-5 * scale_sq * scale_sq : 1e-5 * (1.0 + std::sqrt(scale_sq));
       CHECK(std::fabs(s.mean - *cf) <= zc * s.std_error() + floor);
     }
@@ -228,7 +229,7 @@ TEST_CASE("reported standard errors match the spread of independent repeated est
       reported.add(r.stats[0][static_cast<int>(q)].std_error());
     }
     const double ratio = std::sqrt(spread.variance()) / reported.mean;
-    CAPTURE(to_string(q), ratio);
+    CAPTURE(p0sim::enum_name(q), ratio);
     CHECK(ratio > 0.83);
     CHECK(ratio < 1.17);
   }
@@ -247,7 +248,7 @@ TEST_CASE("threads 1 and 2 give bit-identical statistics", "[theory][mc]") {
   const McResult two = simulate(p, pos, opt);
   for (std::size_t i = 0; i < pos.size(); ++i)
     for (Quantity q : kAllQuantities) {
-      CAPTURE(i, to_string(q));
+      CAPTURE(i, p0sim::enum_name(q));
       REQUIRE(same_bits(one.stats[i][static_cast<int>(q)], two.stats[i][static_cast<int>(q)]));
     }
   opt.seed = 100;  // and the seed matters
@@ -269,14 +270,14 @@ TEST_CASE("threads 1 and 2 give bit-identical statistics across several merge wa
   const McResult two = simulate(p, pos, opt);
   for (std::size_t i : {std::size_t{0}, std::size_t{1}, std::size_t{777}, std::size_t{4095}})
     for (Quantity q : kAllQuantities) {
-      CAPTURE(i, to_string(q));
+      CAPTURE(i, p0sim::enum_name(q));
       REQUIRE(same_bits(one.stats[i][static_cast<int>(q)], two.stats[i][static_cast<int>(q)]));
     }
 }
 
 TEST_CASE("bidirectional attention gives exactly zero gaps; causal gaps are positive and grow with t", "[theory][mc]") {
   const auto model = GENERATE(ValueModel::gauss, ValueModel::axis, ValueModel::cap);
-  CAPTURE(to_string(model));
+  CAPTURE(p0sim::enum_name(model));
   const int T = 32;
   std::vector<int> pos(T);
   for (int t = 0; t < T; ++t) pos[static_cast<std::size_t>(t)] = t;

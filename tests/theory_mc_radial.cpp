@@ -79,7 +79,7 @@ TEST_CASE("radial Monte Carlo agrees with the closed forms for gauss (k = 2, 3, 
       const auto cf = closed_form(p, t, q);
       if (!cf) continue;
       const p0sim::RunningStats& s = r.stats[i][static_cast<int>(q)];
-      CAPTURE(d, T, heads, m, sigma, to_string(mask), t, to_string(q), *cf, s.mean, s.std_error(), s.n);
+      CAPTURE(d, T, heads, m, sigma, p0sim::enum_name(mask), t, p0sim::enum_name(q), *cf, s.mean, s.std_error(), s.n);
       if (q == Quantity::p0_beats_t_prob) {
         using Binomial = boost::math::binomial_distribution<double, p0sim::MathPolicy>;
         const double n = static_cast<double>(s.n), k = std::round(s.mean * n);
@@ -135,7 +135,7 @@ TEST_CASE("radial Monte Carlo gives bit-identical statistics for 1, 2 and 3 thre
     const McResult other = simulate(p, pos, radial_options(trials, 99, threads));
     for (std::size_t i = 0; i < pos.size(); ++i)
       for (Quantity q : kAllQuantities) {
-        CAPTURE(to_string(mask), threads, i, to_string(q));
+        CAPTURE(p0sim::enum_name(mask), threads, i, p0sim::enum_name(q));
         REQUIRE(same_bits(one.stats[i][static_cast<int>(q)], other.stats[i][static_cast<int>(q)]));
       }
   }
@@ -154,7 +154,7 @@ TEST_CASE("radial Monte Carlo with long sequences draws in chunks and still matc
     for (Quantity q : {Quantity::norm_sq_mean, Quantity::norm_mean}) {
       const double cf = *closed_form(p, pos[i], q);
       const p0sim::RunningStats& s = r.stats[i][static_cast<int>(q)];
-      CAPTURE(pos[i], to_string(q), cf, s.mean, s.std_error());
+      CAPTURE(pos[i], p0sim::enum_name(q), cf, s.mean, s.std_error());
       CHECK(std::fabs(s.mean - cf) <= s.ci_half_width(1.0 - alpha));
     }
 }
@@ -165,15 +165,15 @@ TEST_CASE("the radial estimator refuses models other than gauss, naming --estima
     p.model = model;
     p.d = 8;
     p.T = 4;
-    CAPTURE(to_string(model));
+    CAPTURE(p0sim::enum_name(model));
     try {
       simulate(p, {0}, radial_options(100, 1));
       FAIL("no UsageError");
     } catch (const p0sim::UsageError& e) {
       const std::string what = e.what();
-      CHECK(what.rfind("--estimator: radial needs --model gauss, got " + to_string(model), 0) == 0);
+      CHECK(what.rfind("--estimator: radial needs --model gauss, got " + p0sim::enum_name(model), 0) == 0);
     }
   }
-  CHECK(to_string(McEstimator::full) == "full");
-  CHECK(to_string(McEstimator::radial) == "radial");
+  CHECK(p0sim::enum_name(McEstimator::full) == "full");
+  CHECK(p0sim::enum_name(McEstimator::radial) == "radial");
 }

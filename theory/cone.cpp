@@ -11,37 +11,6 @@
 
 namespace p0sim::theory {
 
-std::string to_string(ValueModel m) {
-  switch (m) {
-    case ValueModel::axis: return "axis";
-    case ValueModel::cap: return "cap";
-    case ValueModel::gauss: return "gauss";
-  }
-  return "?";
-}
-
-std::string to_string(AttnMask m) {
-  switch (m) {
-    case AttnMask::causal: return "causal";
-    case AttnMask::bidirectional: return "bidirectional";
-  }
-  return "?";
-}
-
-std::string to_string(Quantity q) {
-  switch (q) {
-    case Quantity::norm_sq_mean: return "norm_sq_mean";
-    case Quantity::norm_sq_var: return "norm_sq_var";
-    case Quantity::norm_mean: return "norm_mean";
-    case Quantity::cos_axis_mean: return "cos_axis_mean";
-    case Quantity::p0_gap: return "p0_gap";
-    case Quantity::p0_beats_t_prob: return "p0_beats_t_prob";
-    case Quantity::p0_largest_prob: return "p0_largest_prob";
-    case Quantity::p0_largest_union_bound: return "p0_largest_union_bound";
-  }
-  return "?";
-}
-
 void validate(const ConePoint& p) {
   if (p.d < 2) throw UsageError("--d", "must be an integer >= 2, got " + std::to_string(p.d));
   if (p.T < 1) throw UsageError("--T", "must be an integer >= 1, got " + std::to_string(p.T));
@@ -68,6 +37,7 @@ void validate(const ConePoint& p) {
         throw UsageError("--sigma", "must be finite and > 0, got " + fmt17(p.sigma));
       }
       break;
+    case ValueModel::count: throw UsageError("--model", "must be one of " + enum_names_text<ValueModel>());
   }
 }
 
@@ -89,6 +59,7 @@ HeadLaw head_law(const ConePoint& p, int k) {
       return {cm.mean, cm.var, cm.r2_mean};
     }
     case ValueModel::gauss: return {p.m, p.sigma * p.sigma, (k - 1) * p.sigma * p.sigma};
+    case ValueModel::count: break;
   }
   return {};
 }
@@ -111,6 +82,7 @@ std::optional<double> norm_mean(const ConePoint& p, double n) {
     case ValueModel::cap:
       if (n == 1.0) return std::sqrt(static_cast<double>(H));
       return std::nullopt;
+    case ValueModel::count: break;
   }
   return std::nullopt;
 }
@@ -130,6 +102,7 @@ std::optional<double> cos_axis_mean(const ConePoint& p, int k, double n) {
       // n = 1: ||o|| = sqrt H and <o, e> = sum_h x_h / sqrt H, so cos is the mean of the x_h.
       if (n == 1.0) return detail::cap_moments(k, p.theta).mean;
       return std::nullopt;
+    case ValueModel::count: break;
   }
   return std::nullopt;
 }
@@ -152,6 +125,7 @@ std::optional<detail::BeatsProb> beats(const ConePoint& p, int k, int t) {
       const double tie = std::exp2(-(nt - n0) * p.heads);
       return detail::BeatsProb{1.0 - tie, tie};
     }
+    case ValueModel::count: break;
   }
   return std::nullopt;
 }
@@ -202,6 +176,7 @@ std::optional<double> closed_form(const ConePoint& p, int t, Quantity q) {
                                               n, k);
           break;
         }
+        case ValueModel::count: break;
       }
       return H * per_head;  // heads are independent
     }
@@ -221,6 +196,7 @@ std::optional<double> closed_form(const ConePoint& p, int t, Quantity q) {
     }
     case Quantity::p0_largest_prob: return std::nullopt;  // correlated prefix means: Monte Carlo only
     case Quantity::p0_largest_union_bound: return union_bound(p, k);
+    case Quantity::count: break;
   }
   return std::nullopt;
 }

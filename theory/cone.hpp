@@ -6,17 +6,31 @@
 // independent value vectors drawn from the same model in dimension d/H; the outputs are
 // concatenated, so ||o_t||^2 is the sum of the heads' squared norms. With H > 1, `cos_axis_mean`
 // is the cosine to the unit axis (u_1, ..., u_H)/sqrt(H) of the concatenated space.
+#include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "common/enum_names.hpp"
 
 namespace p0sim::theory {
 
-enum class ValueModel { axis, cap, gauss };
-enum class AttnMask { causal, bidirectional };
+enum class ValueModel { axis, cap, gauss, count };
+enum class AttnMask { causal, bidirectional, count };
 
-std::string to_string(ValueModel m);
-std::string to_string(AttnMask m);
+}  // namespace p0sim::theory
+
+namespace p0sim {
+template <> struct EnumNames<theory::ValueModel> {
+  static constexpr std::array<std::string_view, 3> names = {"axis", "cap", "gauss"};
+};
+template <> struct EnumNames<theory::AttnMask> {
+  static constexpr std::array<std::string_view, 2> names = {"causal", "bidirectional"};
+};
+}  // namespace p0sim
+
+namespace p0sim::theory {
 
 // One point of the cone model. Fields a model does not use are ignored (set to NaN in output).
 struct ConePoint {
@@ -41,11 +55,23 @@ enum class Quantity {
   p0_beats_t_prob,  // P(||o_0|| > ||o_t||)
   p0_largest_prob,  // P(position 0 has the strictly largest norm among 0..T-1) (Monte Carlo only)
   p0_largest_union_bound,  // 1 - sum_{t=1}^{T-1} P(||o_t|| >= ||o_0||), clamped to [0,1] (closed form only where p0_beats_t_prob has one)
+  count
 };
-inline constexpr Quantity kAllQuantities[] = {
-    Quantity::norm_sq_mean, Quantity::norm_sq_var,     Quantity::norm_mean,       Quantity::cos_axis_mean,
-    Quantity::p0_gap,       Quantity::p0_beats_t_prob, Quantity::p0_largest_prob, Quantity::p0_largest_union_bound};
-std::string to_string(Quantity q);
+
+}  // namespace p0sim::theory
+
+namespace p0sim {
+// The names are the `quantity` column of cone CSVs.
+template <> struct EnumNames<theory::Quantity> {
+  static constexpr std::array<std::string_view, 8> names = {
+      "norm_sq_mean", "norm_sq_var",     "norm_mean",       "cos_axis_mean",
+      "p0_gap",       "p0_beats_t_prob", "p0_largest_prob", "p0_largest_union_bound"};
+};
+}  // namespace p0sim
+
+namespace p0sim::theory {
+
+inline constexpr auto kAllQuantities = enum_values<Quantity>();
 
 // Throws p0sim::UsageError naming the option ("--d", "--theta", "--sigma", "--heads", ...) when
 // the point is outside the model's domain.

@@ -7,7 +7,11 @@
 // x = <v,u>, r >= 0 and w uniform on the unit sphere of the (k-1)-dimensional complement of u,
 // independent of (x, r). n is the number of vectors averaged into the output: t+1 (causal) or T
 // (bidirectional).
+#include <array>
 #include <functional>
+#include <string_view>
+
+#include "common/enum_names.hpp"
 
 namespace p0sim::theory::detail {
 
@@ -19,7 +23,17 @@ namespace p0sim::theory::detail {
 // The series form keeps the underflowing factor (1-y^2)^a outside, so ratios of masses stay
 // finite where the regularised incomplete beta itself underflows (about 1e-310 at d=1024,
 // theta=pi/6). `automatic` uses ibeta unless a*log(sin^2 theta) < -200 (mass below ~1e-87).
-enum class CapMethod { automatic, ibeta, series };
+enum class CapMethod { automatic, ibeta, series, count };
+
+}  // namespace p0sim::theory::detail
+
+namespace p0sim {
+template <> struct EnumNames<theory::detail::CapMethod> {
+  static constexpr std::array<std::string_view, 3> names = {"automatic", "ibeta", "series"};
+};
+}  // namespace p0sim
+
+namespace p0sim::theory::detail {
 
 // 2F1(a+b, 1; a+1; z) for 0 <= z < 1 by its power series (all terms positive, so no cancellation).
 double hyp2f1_unit(double a, double b, double z);

@@ -26,12 +26,13 @@ namespace p0sim::theory {
 // ---------------------------------------------------------------------------------------------
 // Seeds.
 std::string point_key(const ConePoint& p) {
-  std::string key = "cone;model=" + to_string(p.model) + ";d=" + std::to_string(p.d) + ";T=" + std::to_string(p.T) +
+  std::string key = "cone;model=" + enum_name(p.model) + ";d=" + std::to_string(p.d) + ";T=" + std::to_string(p.T) +
                     ";heads=" + std::to_string(p.heads);
   switch (p.model) {
     case ValueModel::axis: key += ";mu=" + fmt17(p.mu) + ";sigma=" + fmt17(p.sigma); break;
     case ValueModel::cap: key += ";theta=" + fmt17(p.theta); break;
     case ValueModel::gauss: key += ";m=" + fmt17(p.m) + ";sigma=" + fmt17(p.sigma); break;
+    case ValueModel::count: break;
   }
   return key;
 }
@@ -189,11 +190,9 @@ McResult Simulator::run() {
 
 }  // namespace mc_detail
 
-std::string to_string(McEstimator e) { return e == McEstimator::radial ? "radial" : "full"; }
-
 void validate_estimator(const ConePoint& p, McEstimator e) {
   if (e == McEstimator::radial && p.model != ValueModel::gauss)
-    throw UsageError("--estimator", "radial needs --model gauss, got " + to_string(p.model));
+    throw UsageError("--estimator", "radial needs --model gauss, got " + enum_name(p.model));
 }
 
 McResult simulate(const ConePoint& p, const std::vector<int>& positions, const McOptions& opt) {

@@ -24,8 +24,17 @@ namespace p0sim::theory {
 //   a = T m + sigma sqrt(T) z, R2 = T sigma^2 chi-square(k-1). Double precision state; chi-square
 //   = 2 Gamma by Marsaglia-Tsang (z^2 for one degree of freedom). Its streams differ from full's,
 //   so the two estimators are independent at one seed.
-enum class McEstimator { full, radial };
-std::string to_string(McEstimator e);
+enum class McEstimator { full, radial, count };
+
+}  // namespace p0sim::theory
+
+namespace p0sim {
+template <> struct EnumNames<theory::McEstimator> {
+  static constexpr std::array<std::string_view, 2> names = {"full", "radial"};
+};
+}  // namespace p0sim
+
+namespace p0sim::theory {
 
 struct McOptions {
   std::int64_t trials = 10000;

@@ -54,6 +54,7 @@ void Simulator::transform(Mat& vs, PhiloxStream& uni) const {
       }
       break;
     }
+    case ValueModel::count: break;
   }
 }
 

@@ -54,6 +54,7 @@ std::string params_text(const ConePoint& p) {
     case ValueModel::axis: std::snprintf(buf, sizeof buf, "mu=%g sigma=%g", p.mu, p.sigma); break;
     case ValueModel::cap: std::snprintf(buf, sizeof buf, "theta=%.4g", p.theta); break;
     case ValueModel::gauss: std::snprintf(buf, sizeof buf, "m=%g sigma=%g", p.m, p.sigma); break;
+    case ValueModel::count: buf[0] = '\0'; break;
   }
   return buf;
 }
@@ -69,9 +70,9 @@ void write_cone_csv_rows(std::ostream& out, const ConePoint& p, const McResult& 
   const bool cap = p.model == ValueModel::cap, axis = p.model == ValueModel::axis, gauss = p.model == ValueModel::gauss;
   // Streamed field by field (no long std::string + chains: GCC 12 -Wrestrict false positives).
   auto row = [&](int t, Quantity q, const RunningStats* s) {
-    out << to_string(p.model) << ',' << to_string(p.mask) << ',' << p.d << ',' << p.T << ',' << t << ','
+    out << enum_name(p.model) << ',' << enum_name(p.mask) << ',' << p.d << ',' << p.T << ',' << t << ','
         << opt_num(cap, p.theta) << ',' << opt_num(axis, p.mu) << ',' << opt_num(axis || gauss, p.sigma) << ','
-        << opt_num(gauss, p.m) << ',' << p.heads << ',' << to_string(q) << ',';
+        << opt_num(gauss, p.m) << ',' << p.heads << ',' << enum_name(q) << ',';
     const std::optional<double> cf = closed_form(p, t, q);
     if (cf) out << fmt17(*cf);
     out << ',';
@@ -138,7 +139,7 @@ std::string cone_table_rows(const ConePoint& p, const McResult& mc) {
     const auto beat_cf = closed_form(p, t, Quantity::p0_beats_t_prob);
     char buf[320];
     std::snprintf(buf, sizeof buf, "%-5s %-13s %5d %5d %3d %-18s %5d %11.5g %11.5g %9.2g %8.4g %8.4g %8.4g %8.4g %6.2f\n",
-                  to_string(p.model).c_str(), to_string(p.mask).c_str(), p.d, p.T, p.heads, params_text(p).c_str(), t,
+                  enum_name(p.model).c_str(), enum_name(p.mask).c_str(), p.d, p.T, p.heads, params_text(p).c_str(), t,
                   gap_cf ? *gap_cf : std::nan(""), gap.mean, gap.ci_half_width(kLevel), beat_cf ? *beat_cf : std::nan(""),
                   beat.mean, largest, bound ? *bound : std::nan(""), zmax);
     out += buf;

@@ -1,17 +1,20 @@
 #pragma once
-// How `p0sim sweep` spreads runs over MPI ranks (issue 5). In a build without MPI
+// How `p0sim sweep` spreads runs over MPI ranks. In a build without MPI
 // (P0SIM_WITH_MPI unset), or when not launched by mpirun, a Session is one process: rank 0 of 1.
 // With MPI, rank 0 owns the sweep directory and hands run indices to the other ranks one at a
 // time (a rank gets its next run when it returns a row, so long and short runs balance), while
 // its own threads compute runs too; the rows reach rank 0's journal exactly as local threads'
 // rows do, so results.csv has the same bytes as a single-process sweep.
+//
+// Compiled twice (CMakeLists.txt: P0SIM_SESSION_SRC), with and without MPI, outside the study
+// library, so the MPI executable reuses every other object.
 #include <cstddef>
 #include <functional>
 #include <vector>
 
 #include "study/sweep.hpp"
 
-namespace p0sim::cli::mpi {
+namespace p0sim::study::mpi {
 
 class Session {
  public:
@@ -24,7 +27,8 @@ class Session {
   int size() const { return size_; }
   bool is_root() const { return rank_ == 0; }
 
-  // Rank 0: runs `jobs` on `local_threads` threads of its own and on every other rank; calls
+  // Rank 0: runs `jobs` on `local_threads` threads of its own (the project's thread pool, whose
+  // calling thread polls for the other ranks' rows) and on every other rank; calls
   // on_done (under a lock, on rank 0 only) as rows arrive; rethrows rank 0's first failure.
   // Other ranks: compute what rank 0 sends until told to stop (a failure aborts the job).
   void distribute(const std::vector<std::size_t>& jobs, int local_threads,
@@ -36,4 +40,4 @@ class Session {
   bool initialised_ = false, distributed_ = false;
 };
 
-}  // namespace p0sim::cli::mpi
+}  // namespace p0sim::study::mpi

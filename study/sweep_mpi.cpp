@@ -1,4 +1,4 @@
-#include "cli/sweep_mpi.hpp"
+#include "study/sweep_mpi.hpp"
 
 #include <cstdlib>
 #include <string>
@@ -8,6 +8,7 @@
 #ifdef P0SIM_WITH_MPI
 #include <mpi.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -18,9 +19,11 @@
 #include <optional>
 #include <string>
 #include <thread>
+
+#include "common/thread_pool.hpp"
 #endif
 
-namespace p0sim::cli::mpi {
+namespace p0sim::study::mpi {
 
 #ifndef P0SIM_WITH_MPI
 
@@ -141,51 +144,66 @@ void Session::distribute(const std::vector<std::size_t>& jobs, int local_threads
       send_stop(r);
     }
   }
-  std::vector<std::thread> pool;
-  for (int t = 0; t < std::max(1, local_threads); ++t) pool.emplace_back(local_worker, t);
-  std::vector<char> buffer;
-  while (busy > 0) {
-    int flag = 0;
-    MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, kTagResult, MPI_COMM_WORLD, &flag, &status);
-    if (!flag) {
-      // Polling with a short sleep instead of a blocking receive: OpenMPI's blocking receive
-      // spins, which would take a core from rank 0's own compute threads.
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      continue;
-    }
-    int bytes = 0;
-    MPI_Get_count(&status, MPI_BYTE, &bytes);
-    buffer.resize(static_cast<std::size_t>(bytes));
-    MPI_Recv(buffer.data(), bytes, MPI_BYTE, status.MPI_SOURCE, kTagResult, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    std::uint64_t run = 0;
-    sweep::JobResult r;
-    std::memcpy(&run, buffer.data(), sizeof run);
-    std::memcpy(&r.wall_seconds, buffer.data() + sizeof run, sizeof r.wall_seconds);
-    r.row.assign(buffer.data() + sizeof run + sizeof r.wall_seconds, buffer.size() - sizeof run - sizeof r.wall_seconds);
-    r.worker = std::to_string(status.MPI_SOURCE);
-    r.worker.insert(0, 1, 'r');
-    r.worker += "t0";
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      try {
-        on_done(static_cast<std::size_t>(run), r);
-      } catch (...) {
-        if (!error) error = std::current_exception();
-        failed.store(true);
+  // Thread 0 is the caller, the one thread that calls MPI (MPI_THREAD_FUNNELED): it collects the
+  // other ranks' rows while threads 1.. compute runs.
+  auto collect = [&] {
+    std::vector<char> buffer;
+    while (busy > 0) {
+      int flag = 0;
+      MPI_Status status;
+      MPI_Iprobe(MPI_ANY_SOURCE, kTagResult, MPI_COMM_WORLD, &flag, &status);
+      if (!flag) {
+        // Polling with a short sleep instead of a blocking receive: OpenMPI's blocking receive
+        // spins, which would take a core from rank 0's own compute threads.
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        continue;
+      }
+      int bytes = 0;
+      MPI_Get_count(&status, MPI_BYTE, &bytes);
+      buffer.resize(static_cast<std::size_t>(bytes));
+      MPI_Recv(buffer.data(), bytes, MPI_BYTE, status.MPI_SOURCE, kTagResult, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      std::uint64_t run = 0;
+      sweep::JobResult r;
+      std::memcpy(&run, buffer.data(), sizeof run);
+      std::memcpy(&r.wall_seconds, buffer.data() + sizeof run, sizeof r.wall_seconds);
+      r.row.assign(buffer.data() + sizeof run + sizeof r.wall_seconds, buffer.size() - sizeof run - sizeof r.wall_seconds);
+      r.worker = std::to_string(status.MPI_SOURCE);
+      r.worker.insert(0, 1, 'r');
+      r.worker += "t0";
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        try {
+          on_done(static_cast<std::size_t>(run), r);
+        } catch (...) {
+          if (!error) error = std::current_exception();
+          failed.store(true);
+        }
+      }
+      if (auto next_run = take()) {
+        send_work(status.MPI_SOURCE, *next_run);
+      } else {
+        send_stop(status.MPI_SOURCE);
+        --busy;
       }
     }
-    if (auto next_run = take()) {
-      send_work(status.MPI_SOURCE, *next_run);
+  };
+  ThreadPool pool(std::max(1, local_threads) + 1);
+  pool.run_each([&](int thread) {
+    if (thread == 0) {
+      try {
+        collect();
+      } catch (const std::exception& e) {
+        // The other ranks wait for rank 0's next message: end the whole job rather than hang.
+        std::fprintf(stderr, "p0sim: run failed (rank 0): %s\n", e.what());
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
     } else {
-      send_stop(status.MPI_SOURCE);
-      --busy;
+      local_worker(thread - 1);
     }
-  }
-  for (auto& t : pool) t.join();
+  });
   if (error) std::rethrow_exception(error);
 }
 
 #endif
 
-}  // namespace p0sim::cli::mpi
+}  // namespace p0sim::study::mpi
