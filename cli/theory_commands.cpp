@@ -1,4 +1,4 @@
-// `p0sim theory ...`: the cone model (issue 2); the wired circuit lands with its own issue.
+// `p0sim theory cone`: the cone model in closed form and by Monte Carlo (`theory circuit` is theory_circuit_command.cpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// The cone model of value vectors under uniform attention (DESIGN.md section 1, issue 2).
+// The cone model of value vectors under uniform attention (DESIGN.md section 1).
 // Under a causal mask the attention output at position t is o_t = (1/(t+1)) sum_{j<=t} v_j;
 // under a bidirectional mask every position gets (1/T) sum_{j<T} v_j.
 // With H heads, d splits into H blocks of d/H, each head with its own unit axis u_h and its own
@@ -45,7 +45,7 @@ struct ConePoint {
   int heads = 1;
 };
 
-// The quantities reported per (point, t). See issue 2 for definitions.
+// The quantities reported per (point, t); definitions in cone.cpp and the README.
 enum class Quantity {
   norm_sq_mean,     // E ||o_t||^2
   norm_sq_var,      // Var ||o_t||^2
