@@ -48,8 +48,8 @@ using namespace p0sim::sim;
 
 namespace {
 
-constexpr int kCap = 1000;     // step cap per seed
-constexpr int kConfirm = 3;    // consecutive holding probes that stop a run
+constexpr int kCap = 1000;   // step cap per seed
+constexpr int kConfirm = 3;  // consecutive holding probes that stop a run
 constexpr int kProbeEvery = 25;
 
 int env_int(const char* name, int fallback) {
@@ -71,8 +71,8 @@ ModelConfig bench_model(int C, int H, int T) {
 }
 
 void BM_parallel_step(benchmark::State& state) {
-  const ModelConfig c = bench_model(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
-                                    static_cast<int>(state.range(2)));
+  const ModelConfig c =
+      bench_model(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), static_cast<int>(state.range(2)));
   const int B = static_cast<int>(state.range(3)), threads = static_cast<int>(state.range(4)),
             chunks = static_cast<int>(state.range(5));
   Model<float> m(c, B);
@@ -124,13 +124,15 @@ BENCHMARK(BM_parallel_step)
 // (threads 1, chunks 0) is the step itself, so step / floor is the most any non-GEMM work can win.
 void BM_step_gemm_floor(benchmark::State& state) {
   namespace ly = p0sim::sim::layers;
-  const ModelConfig c = bench_model(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
-                                    static_cast<int>(state.range(2)));
+  const ModelConfig c =
+      bench_model(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), static_cast<int>(state.range(2)));
   const int B = static_cast<int>(state.range(3));
   const std::vector<int> chunk_rows = ParallelStep(c, B, 1).chunk_rows();  // the split p0sim train uses
   const Eigen::Index C = c.d_model, F = c.d_ff, V = c.vocab, T = c.seq_len;
   const Eigen::Index N = chunk_rows.front() * T;  // columns of the largest chunk
-  struct Linear { Eigen::Index in, out; };
+  struct Linear {
+    Eigen::Index in, out;
+  };
   std::vector<Linear> linears;
   for (int l = 0; l < c.layers; ++l) linears.insert(linears.end(), {{C, 3 * C}, {C, C}, {C, F}, {F, C}});
   linears.push_back({C, V});
@@ -167,8 +169,8 @@ BENCHMARK(BM_step_gemm_floor)
 
 struct EmergenceRun {
   bool emerged = false;
-  int steps = 0;         // emergence step (the cap if not emerged)
-  double seconds = 0.0;  // wall time to the probe that first saw it (to the cap if not emerged)
+  int steps = 0;             // emergence step (the cap if not emerged)
+  double seconds = 0.0;      // wall time to the probe that first saw it (to the cap if not emerged)
   double cpu_seconds = 0.0;  // the same in process CPU time (steadier on a shared machine)
 };
 

@@ -73,8 +73,7 @@ void BM_eigen_sgemm(benchmark::State& state) {
     benchmark::DoNotOptimize(c.data());
     benchmark::ClobberMemory();
   }
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(2.0 * n * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * n * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_eigen_sgemm)
     ->ArgName("n")
@@ -114,8 +113,8 @@ void BM_train_step(benchmark::State& state) {
   state.counters["tokens_per_s"] = Counter(double(B) * c.positions(), Counter::kIsIterationInvariantRate);
   state.counters["steps_per_s"] = Counter(1.0, Counter::kIsIterationInvariantRate);
   state.counters["GFLOP/s"] = Counter(step_flops(c, B) * 1e-9, Counter::kIsIterationInvariantRate);
-  const double step_rate = step_flops(c, B) * 1e-9 * static_cast<double>(state.iterations()) /
-                           std::max(1e-12, thread_seconds() - t_start);
+  const double step_rate =
+      step_flops(c, B) * 1e-9 * static_cast<double>(state.iterations()) / std::max(1e-12, thread_seconds() - t_start);
   state.counters["of_sgemm"] = step_rate / gemm_rate;
 }
 BENCHMARK(BM_train_step)
@@ -139,7 +138,8 @@ void BM_matmul_fwd(benchmark::State& state) {
     layers::matmul_forward(y.data(), x.data(), w.data(), kN, I, O, false, ws);
     benchmark::DoNotOptimize(y.data());
   }
-  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * kN * I * O * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * kN * I * O * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 void BM_matmul_bwd(benchmark::State& state) {
   const Index I = state.range(0), O = state.range(1);
@@ -151,7 +151,8 @@ void BM_matmul_bwd(benchmark::State& state) {
     layers::matmul_backward(dx.data(), dw.data(), dy.data(), x.data(), w.data(), kN, I, O, ws);
     benchmark::DoNotOptimize(dx.data());
   }
-  state.counters["GFLOP/s"] = benchmark::Counter(4.0 * kN * I * O * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(4.0 * kN * I * O * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_matmul_fwd)->ArgNames({"I", "O"})->Args({kC, 3 * kC})->Args({kC, kF})->Args({kF, kC})->Args({kC, 64});
 BENCHMARK(BM_matmul_bwd)->ArgNames({"I", "O"})->Args({kC, 3 * kC})->Args({kC, kF})->Args({kF, kC})->Args({kC, 64});
@@ -193,8 +194,7 @@ void reference_attention(std::vector<double>& out, std::vector<double>& dqkv, co
           adot += a[j] * da[j];
         }
         for (Index j = 0; j <= t; ++j) {
-          const double ds = (attn == Attn::sigmoid ? da[j] * (1 - a[j]) : da[j] - adot) * a[j] /
-                            std::sqrt(double(D));
+          const double ds = (attn == Attn::sigmoid ? da[j] * (1 - a[j]) : da[j] - adot) * a[j] / std::sqrt(double(D));
           for (Index d = 0; d < D; ++d) {
             dqkv[(s0 + t) * 3 * C + h * D + d] += ds * at(s0 + j, 1, h, d);
             dqkv[(s0 + j) * 3 * C + C + h * D + d] += ds * at(s0 + t, 0, h, d);
@@ -249,7 +249,8 @@ void BM_attention_fwd(benchmark::State& state) {
     s.forward(a);
     benchmark::DoNotOptimize(s.out.data());
   }
-  state.counters["GFLOP/s"] = benchmark::Counter(4.0 * kN * kP * kC * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(4.0 * kN * kP * kC * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 void BM_attention_bwd(benchmark::State& state) {
   const auto a = static_cast<Attn>(state.range(0));
@@ -258,7 +259,8 @@ void BM_attention_bwd(benchmark::State& state) {
     s.backward(a);
     benchmark::DoNotOptimize(s.dqkv.data());
   }
-  state.counters["GFLOP/s"] = benchmark::Counter(8.0 * kN * kP * kC * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(8.0 * kN * kP * kC * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 // arg: 0 softmax, 1 softmax1, 2 sigmoid
 BENCHMARK(BM_attention_fwd)->ArgName("attn")->DenseRange(0, 2);
@@ -276,7 +278,8 @@ void BM_norm_fwd(benchmark::State& state) {
 }
 void BM_norm_bwd(benchmark::State& state) {
   const auto kind = static_cast<Norm>(state.range(0));
-  auto x = normal_buffer(kN * kC, 1), g = normal_buffer(kC, 2), b = normal_buffer(kC, 3), dy = normal_buffer(kN * kC, 4);
+  auto x = normal_buffer(kN * kC, 1), g = normal_buffer(kC, 2), b = normal_buffer(kC, 3),
+       dy = normal_buffer(kN * kC, 4);
   std::vector<float> y(static_cast<std::size_t>(kN * kC)), mean(kN), rstd(kN), dx(static_cast<std::size_t>(kN * kC)),
       dg(kC), db(kC);
   layers::norm_forward(y.data(), mean.data(), rstd.data(), x.data(), g.data(), b.data(), kN, kC, kind);

@@ -33,7 +33,10 @@ void BM_sweep_scheduler_overhead(benchmark::State& state) {
     state.ResumeTiming();
     Journal journal(dir / "results.csv", "d-model,seq-len,seed_index,metrics\n", 3, plan, "--resume");
     run_pool(
-        jobs, threads, [&](std::size_t run) { return JobResult{plan.run_id(run) + "," + metrics, 0.0, {}}; },
+        jobs, threads,
+        [&](std::size_t run) {
+          return JobResult{plan.run_id(run) + "," + metrics, 0.0, {}};
+        },
         [&](std::size_t run, const JobResult& r) { journal.append(run, r.row); });
     journal.finish();
   }

@@ -38,8 +38,8 @@ std::string toml_quote(const std::string& v) {
 void apply_config_file(CLI::App& sub, const std::string& path, const std::string& option) {
   const study::TomlDocument doc = study::read_toml(path, option);
   if (!doc.sections.empty())
-    throw UsageError(option, "'" + path + "':" + std::to_string(doc.sections.front().line) + ": sections are not accepted ('[" +
-                                 doc.sections.front().name + "]')");
+    throw UsageError(option, "'" + path + "':" + std::to_string(doc.sections.front().line) +
+                                 ": sections are not accepted ('[" + doc.sections.front().name + "]')");
   for (const study::TomlEntry& item : doc.root) {
     if (item.key == "config" || item.key == "resume")
       throw UsageError(option, "'" + path + "': a config file cannot name another config or a run to resume");
@@ -120,7 +120,8 @@ CLI::Validator unsigned_integer() {
                             std::all_of(in.begin(), in.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; });
         std::uint64_t v = 0;
         const bool ok = digits && CLI::detail::lexical_cast(in, v) && (in.size() < 20 || in <= "18446744073709551615");
-        return ok ? std::string() : "must be an unsigned integer in 0.." + std::to_string(~std::uint64_t{0}) + ", got '" + in + "'";
+        return ok ? std::string()
+                  : "must be an unsigned integer in 0.." + std::to_string(~std::uint64_t{0}) + ", got '" + in + "'";
       },
       "UINT64");
 }

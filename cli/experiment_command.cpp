@@ -59,13 +59,15 @@ void run_experiment_command(ExperimentOptions o) {
   } else {
     const auto asked = split_names(o.variants);
     const std::set<std::string> unique(asked.begin(), asked.end());
-    if (unique.size() != asked.size()) throw UsageError("--variants", "a variant is named twice in '" + o.variants + "'");
+    if (unique.size() != asked.size())
+      throw UsageError("--variants", "a variant is named twice in '" + o.variants + "'");
     for (const std::string& n : asked)
       if (std::none_of(c.variants.begin(), c.variants.end(), [&](const auto& v) { return v.name == n; }))
         throw UsageError("--variants", "no variant '" + n + "' in '" + o.config + "'");
     const bool search = c.main.empty() && c.control.empty();
     if (!search && (!unique.count(c.main) || !unique.count(c.control)))
-      throw UsageError("--variants", "must include the main variant '" + c.main + "' and the control '" + c.control + "'");
+      throw UsageError("--variants",
+                       "must include the main variant '" + c.main + "' and the control '" + c.control + "'");
     // Keep the file's order, so tables and results.csv do not depend on how the list was typed.
     for (const auto& v : c.variants)
       if (unique.count(v.name)) names.push_back(v.name);
@@ -76,13 +78,15 @@ void run_experiment_command(ExperimentOptions o) {
     std::ifstream in(dir / "experiment.toml");
     const std::string on_disk{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     if (on_disk != study::experiment_toml(c))
-      throw UsageError("--resume", "'" + (dir / "experiment.toml").string() + "' describes a different experiment than '" +
-                                       o.config + "' (and --variants)");
+      throw UsageError("--resume", "'" + (dir / "experiment.toml").string() +
+                                       "' describes a different experiment than '" + o.config + "' (and --variants)");
     if (::access(dir.c_str(), W_OK) != 0) throw UsageError("--resume", "directory '" + o.out + "' is not writable");
   } else {
     std::error_code ec;
     if (!o.force && fs::is_directory(dir, ec) && !fs::is_empty(dir, ec))
-      throw UsageError("--out", "'" + o.out + "' is not empty (pass --resume to continue the experiment in it, or --force to start it over)");
+      throw UsageError(
+          "--out",
+          "'" + o.out + "' is not empty (pass --resume to continue the experiment in it, or --force to start it over)");
     prepare_output_dir("--out", o.out, o.force);
     // A forced restart must not pick up an older experiment's runs.
     fs::remove_all(dir / "runs", ec);
@@ -90,9 +94,12 @@ void run_experiment_command(ExperimentOptions o) {
   }
   const std::size_t total = names.size() * static_cast<std::size_t>(o.seeds);
   std::size_t done = 0;
-  const auto runs = study::run_experiment(c, names, o.seeds, o.threads, dir, [&](const study::RunRecord& r) {
-    std::cerr << "[" << ++done << "/" << total << "] " << r.variant << " seed-" << r.seed_index << " done\n";
-  }, o.resume);
+  const auto runs = study::run_experiment(
+      c, names, o.seeds, o.threads, dir,
+      [&](const study::RunRecord& r) {
+        std::cerr << "[" << ++done << "/" << total << "] " << r.variant << " seed-" << r.seed_index << " done\n";
+      },
+      o.resume);
   write_file_atomic(dir / "results.csv", study::results_csv(runs));
   // Runs with ablate = true: one table over all of them, variant and seed first.
   std::string ablations;
@@ -119,24 +126,29 @@ void run_experiment_command(ExperimentOptions o) {
 
 void add_experiment_command(CLI::App& app) {
   auto o = std::make_shared<ExperimentOptions>();
-  auto* sub = app.add_subcommand("experiment", "Train the config's variants (main + controls) for N seeds; verdict on the claims");
+  auto* sub = app.add_subcommand("experiment",
+                                 "Train the config's variants (main + controls) for N seeds; verdict on the claims");
   sub->add_option("--config", o->config,
                   "Experiment TOML: train options at the top, [experiment] main/control, [variants.NAME] overrides")
       ->check(CLI::ExistingFile);
-  sub->add_option("--seeds", o->seeds, "Seeds per variant (>= 2, for intervals and tests)")->check(CLI::Range(2, 10000));
-  sub->add_option("--threads", o->threads, "Runs trained in parallel (each single-threaded; results never depend on it)")
+  sub->add_option("--seeds", o->seeds, "Seeds per variant (>= 2, for intervals and tests)")
+      ->check(CLI::Range(2, 10000));
+  sub->add_option("--threads", o->threads,
+                  "Runs trained in parallel (each single-threaded; results never depend on it)")
       ->check(CLI::Range(1, 1024));
   sub->add_option("--variants", o->variants, "Comma-separated subset of the variants (must include main and control)")
       ->check(CLI::Validator(
           [](std::string& s) -> std::string {
-            return s.find_first_of(" \t/\\") == std::string::npos ? std::string() : "variant names have no spaces or slashes";
+            return s.find_first_of(" \t/\\") == std::string::npos ? std::string()
+                                                                  : "variant names have no spaces or slashes";
           },
           "NAME,NAME,..."));
   sub->add_option("--out", o->out, "Experiment directory (created; must be empty unless --force)");
   auto* force = sub->add_flag("--force", o->force, "Write into a non-empty experiment directory, starting it over");
-  sub->add_flag("--resume", o->resume,
-                "Continue the experiment in --out: finished runs are kept, partial runs continue from their checkpoints "
-                "(--config defaults to OUT/experiment.toml)")
+  sub->add_flag(
+         "--resume", o->resume,
+         "Continue the experiment in --out: finished runs are kept, partial runs continue from their checkpoints "
+         "(--config defaults to OUT/experiment.toml)")
       ->excludes(force);
   sub->callback([o] { run_experiment_command(*o); });
 }

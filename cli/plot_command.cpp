@@ -31,7 +31,8 @@ bool is_cone_csv(const Table& t) {
 bool is_results_csv(const Table& t) { return t.has("variant") && t.has("seed"); }
 
 void run_plot(const PlotOptions& o) {
-  if (o.input.empty()) throw UsageError("DIR", "a run, experiment or sweep directory, or a theory CSV file, is required");
+  if (o.input.empty())
+    throw UsageError("DIR", "a run, experiment or sweep directory, or a theory CSV file, is required");
   const fs::path in = o.input;
   std::error_code ec;
   if (!fs::exists(in, ec)) throw UsageError("DIR", "'" + in.string() + "' does not exist");
@@ -44,9 +45,12 @@ void run_plot(const PlotOptions& o) {
   Table results;  // results.csv, or a run's trace.csv
   if (is_file) {
     Table t = read_csv(in);
-    if (is_cone_csv(t)) kind = Kind::cone, cone_tables.push_back(std::move(t));
-    else if (is_results_csv(t)) kind = Kind::results, results = std::move(t);
-    else throw UsageError("DIR", "'" + in.string() + "' is neither a `theory cone` CSV nor an experiment's results.csv");
+    if (is_cone_csv(t))
+      kind = Kind::cone, cone_tables.push_back(std::move(t));
+    else if (is_results_csv(t))
+      kind = Kind::results, results = std::move(t);
+    else
+      throw UsageError("DIR", "'" + in.string() + "' is neither a `theory cone` CSV nor an experiment's results.csv");
   } else if (fs::exists(in / "trace.csv")) {
     kind = Kind::run;
     results = read_csv(in / "trace.csv");
@@ -56,8 +60,8 @@ void run_plot(const PlotOptions& o) {
     results = read_csv(in / "results.csv");
     const bool theory = results.has("p0_gap_last_mc");
     if (!results.has(theory ? "d" : "d-model") || !results.has(theory ? "T" : "seq-len"))
-      throw UsageError("DIR", "the sweep in '" + in.string() + "' does not vary both " + (theory ? "d and T" : "d-model and seq-len") +
-                                  ": no (d, T) heatmap to draw");
+      throw UsageError("DIR", "the sweep in '" + in.string() + "' does not vary both " +
+                                  (theory ? "d and T" : "d-model and seq-len") + ": no (d, T) heatmap to draw");
   } else if (fs::exists(in / "results.csv") && is_results_csv(results = read_csv(in / "results.csv"))) {
     kind = Kind::results;
   } else {

@@ -35,7 +35,7 @@ std::vector<std::string> plot_cone(const Table& t, const fs::path& out, const st
     bool any = false;
     for (const std::string& key : keys) {
       Panel p = make_panel(key, vs_T && !prob ? "T (position t = T-1)" : (prob ? "T" : "position t"),
-              prob ? "P(position 0 has the largest norm)" : "E||o_0|| - E||o_t||");
+                           prob ? "P(position 0 has the largest norm)" : "E||o_0|| - E||o_t||");
       p.logx = vs_T;
       if (prob) p.ymin = -0.02, p.ymax = 1.02;
       std::vector<double> ds;

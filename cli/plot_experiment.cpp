@@ -92,7 +92,9 @@ std::vector<std::string> plot_search_heatmaps(const Table& t, const study::Exper
   };
   std::string facet_key, col_key;
   std::vector<std::string> row_keys;
-  auto facet_of = [&](const study::ExperimentVariant& v) { return facet_key.empty() ? "" : facet_key + " = " + value_of(v, facet_key); };
+  auto facet_of = [&](const study::ExperimentVariant& v) {
+    return facet_key.empty() ? "" : facet_key + " = " + value_of(v, facet_key);
+  };
   auto row_of = [&](const study::ExperimentVariant& v) { return joined(v, row_keys); };
   auto col_of = [&](const study::ExperimentVariant& v) { return value_of(v, col_key); };
   std::vector<std::string> facets, rows, cols;  // first-appearance order
@@ -144,19 +146,25 @@ std::vector<std::string> plot_search_heatmaps(const Table& t, const study::Exper
   const std::vector<Metric> metrics = {
       {"loss", "final probe loss", column("loss"), false},
       {"task_accuracy", "task accuracy at active queries", column("task_accuracy"), true},
-      {"l1_active_attn_to_0", "max layer-1 head attention from active queries to key 0", column("l1_active_attn_to_0"), true},
-      {"max_p0_norm_ratio", "max over layers of p0_norm_ratio", [&](std::size_t r) { return max_over(r, "p0_norm_ratio_l", 0); }, false},
+      {"l1_active_attn_to_0", "max layer-1 head attention from active queries to key 0", column("l1_active_attn_to_0"),
+       true},
+      {"max_p0_norm_ratio", "max over layers of p0_norm_ratio",
+       [&](std::size_t r) { return max_over(r, "p0_norm_ratio_l", 0); }, false},
       {"max_p0_cos", "max over layers of p0_cos", [&](std::size_t r) { return max_over(r, "p0_cos_l", 0); }, true},
-      {"max_sink_rate", "max over layers >= 1 of sink_rate", [&](std::size_t r) { return max_over_sink_layers(t, r, "sink_rate_l"); }, true},
-      {"max_attn_to_0", "max over layers >= 1 of attn_to_0", [&](std::size_t r) { return max_over_sink_layers(t, r, "attn_to_0_l"); }, true},
-      {"emerged_identification", "fraction of seeds where identification emerged", emerged("emerged_identification"), true},
+      {"max_sink_rate", "max over layers >= 1 of sink_rate",
+       [&](std::size_t r) { return max_over_sink_layers(t, r, "sink_rate_l"); }, true},
+      {"max_attn_to_0", "max over layers >= 1 of attn_to_0",
+       [&](std::size_t r) { return max_over_sink_layers(t, r, "attn_to_0_l"); }, true},
+      {"emerged_identification", "fraction of seeds where identification emerged", emerged("emerged_identification"),
+       true},
       {"emerged_high_norm", "fraction of seeds where the high-norm P0 emerged", emerged("emerged_high_norm"), true},
       {"emerged_sink", "fraction of seeds where the sink emerged", emerged("emerged_sink"), true},
   };
   std::vector<std::string> made;
   for (const Metric& m : metrics) {
     if (!t.has(m.name) && m.name.rfind("max_", 0) != 0) continue;
-    Figure f = make_figure("heat_" + m.name, m.title + " (mean over seeds)", static_cast<int>(std::min<std::size_t>(facets.size(), 3)));
+    Figure f = make_figure("heat_" + m.name, m.title + " (mean over seeds)",
+                           static_cast<int>(std::min<std::size_t>(facets.size(), 3)));
     for (const std::string& facet : facets) {
       Panel p = make_panel(facet, col_key, row_key);
       p.rows = static_cast<int>(rows.size());
@@ -195,7 +203,8 @@ std::vector<std::string> plot_search_heatmaps(const Table& t, const study::Exper
 std::vector<std::string> plot_ablations(const Table& t, const fs::path& out) {
   std::vector<std::string> variants, made;
   for (std::size_t r = 0; r < t.rows.size(); ++r)
-    if (std::find(variants.begin(), variants.end(), t.text(r, "variant")) == variants.end()) variants.push_back(t.text(r, "variant"));
+    if (std::find(variants.begin(), variants.end(), t.text(r, "variant")) == variants.end())
+      variants.push_back(t.text(r, "variant"));
   auto max_ratio = [&](std::size_t r) { return max_over_layers(t, r, "p0_norm_ratio_l", 0); };
 
   const std::vector<std::pair<std::string, std::function<double(std::size_t)>>> metrics = {
@@ -217,7 +226,8 @@ std::vector<std::string> plot_ablations(const Table& t, const fs::path& out) {
       for (const std::string& c : cats) {
         RunningStats st;
         for (std::size_t r = 0; r < t.rows.size(); ++r)
-          if (t.text(r, "variant") == v && t.text(r, "component") + " " + t.text(r, "mode") == c && std::isfinite(value(r)))
+          if (t.text(r, "variant") == v && t.text(r, "component") + " " + t.text(r, "mode") == c &&
+              std::isfinite(value(r)))
             st.add(value(r));
         add_bar(p, c, st);
         any = any || st.n > 0;

@@ -67,8 +67,10 @@ void write_panel(std::ostream& o, const Panel& p, int index) {
     }
     o << "EOD\n";
     o << "unset grid\nset xrange [-0.5:" << p.cols - 0.5 << "]\nset yrange [" << p.rows - 0.5 << ":-0.5]\n";
-    if (p.cb_max > p.cb_min) o << "set cbrange [" << num(p.cb_min) << ":" << num(p.cb_max) << "]\n";
-    else o << "set autoscale cb\n";
+    if (p.cb_max > p.cb_min)
+      o << "set cbrange [" << num(p.cb_min) << ":" << num(p.cb_max) << "]\n";
+    else
+      o << "set autoscale cb\n";
     auto tics = [&](const char* axis, const std::vector<std::string>& labels) {
       if (labels.empty()) return;
       o << "set " << axis << "tics (";
@@ -132,8 +134,8 @@ std::string gnuplot_script(const Figure& f) {
   std::ostringstream o;
   o << "# p0sim plot: " << f.name << ". Redraw (and restyle) in this directory: gnuplot " << f.name << ".gp\n";
   o << "if (!exists(\"outfile\")) outfile = " << quote(f.name + ".png") << "\n";
-  o << "set terminal pngcairo noenhanced size " << cols * f.panel_width << "," << rows * f.panel_height + (n > 1 ? 40 : 0)
-    << " font \"sans,10\"\n";
+  o << "set terminal pngcairo noenhanced size " << cols * f.panel_width << ","
+    << rows * f.panel_height + (n > 1 ? 40 : 0) << " font \"sans,10\"\n";
   o << "set output outfile\n";
   o << "set palette rgb 33,13,10\n";
   if (n > 1) o << "set multiplot layout " << rows << "," << cols << " title " << quote(f.title) << " font \",13\"\n";
@@ -171,8 +173,10 @@ void render(const fs::path& dir, const Figure& f) {
   char buf[4096];
   for (;;) {
     const ssize_t k = ::read(err_pipe[0], buf, sizeof buf);
-    if (k > 0) err.append(buf, static_cast<std::size_t>(k));
-    else if (k == 0 || errno != EINTR) break;
+    if (k > 0)
+      err.append(buf, static_cast<std::size_t>(k));
+    else if (k == 0 || errno != EINTR)
+      break;
   }
   ::close(err_pipe[0]);
   int status = 0;
@@ -183,7 +187,8 @@ void render(const fs::path& dir, const Figure& f) {
     fs::remove(dir / temp, ec);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
       throw RunError("cannot run gnuplot (is it installed? Debian: apt-get install gnuplot-nox)");
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 126) throw RunError("cannot enter " + dir.string() + " to run gnuplot");
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 126)
+      throw RunError("cannot enter " + dir.string() + " to run gnuplot");
     // The last non-empty line of gnuplot's stderr names the error.
     std::string line;
     std::istringstream lines(err);

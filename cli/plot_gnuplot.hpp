@@ -12,7 +12,7 @@ namespace p0sim::cli {
 struct Series {
   std::string label;
   std::vector<double> x, y;
-  std::vector<double> low, high;  // error bar ends (empty: none)
+  std::vector<double> low, high;      // error bar ends (empty: none)
   std::string style = "linespoints";  // lines | linespoints | points (points get error bars if low/high)
   std::string color;                  // gnuplot colour spec, or empty for the default sequence
 };
@@ -25,9 +25,9 @@ struct Panel {
   // Heatmap instead of series: matrix (rows x cols), row-major, drawn with rows top to bottom.
   std::vector<double> matrix;
   int rows = 0, cols = 0;
-  double cb_min = 0, cb_max = 0;  // colour range; equal = automatic
+  double cb_min = 0, cb_max = 0;                    // colour range; equal = automatic
   std::vector<std::string> row_labels, col_labels;  // tic labels (empty: indices)
-  bool annotate = false;  // print each cell's value on it (small grids such as a search's)
+  bool annotate = false;                            // print each cell's value on it (small grids such as a search's)
   // Bars instead of series: one bar per category with an error bar [low, high].
   std::vector<std::string> categories;
   std::vector<double> bar, bar_low, bar_high;
@@ -37,7 +37,7 @@ struct Figure {
   std::string name;   // file stem: NAME.gp and NAME.png
   std::string title;  // over all panels (multiplot)
   std::vector<Panel> panels;
-  int columns = 1;    // panels per row
+  int columns = 1;  // panels per row
   int panel_width = 640, panel_height = 420;
 };
 

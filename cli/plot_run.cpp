@@ -39,7 +39,8 @@ std::vector<std::string> plot_run(const fs::path& dir, const Table& trace, const
     if (!trace.has(m.column)) continue;
     Panel p = make_panel(m.title, "training step", m.column);
     const std::string col = m.column;
-    if (col == "sink_rate" || col == "attn_to_0" || col == "attn_to_1" || col == "accuracy") p.ymin = -0.02, p.ymax = 1.02;
+    if (col == "sink_rate" || col == "attn_to_0" || col == "attn_to_1" || col == "accuracy")
+      p.ymin = -0.02, p.ymax = 1.02;
     if (col == "p0_cos") p.ymin = -1.02, p.ymax = 1.02;
     bool any = false;
     for (std::size_t li = 0; li < layers.size(); ++li) {
@@ -69,8 +70,10 @@ std::vector<std::string> plot_run(const fs::path& dir, const Table& trace, const
       for (std::size_t r = 0; r < heads.rows.size(); ++r) hs.push_back(heads.number(r, "head"));
       hs = sorted_unique(hs);
       bool active = false;
-      for (std::size_t r = 0; r < heads.rows.size() && !active; ++r) active = std::isfinite(heads.number(r, "attn_to_0_active"));
-      Figure hf = make_figure("heads_attn_to_0", "Per-head attention to key 0: " + dir.filename().string(), static_cast<int>(std::min<std::size_t>(layers.size(), 3)));
+      for (std::size_t r = 0; r < heads.rows.size() && !active; ++r)
+        active = std::isfinite(heads.number(r, "attn_to_0_active"));
+      Figure hf = make_figure("heads_attn_to_0", "Per-head attention to key 0: " + dir.filename().string(),
+                              static_cast<int>(std::min<std::size_t>(layers.size(), 3)));
       for (double l : layers) {
         Panel p = make_panel("layer " + std::to_string(static_cast<int>(l)), "training step", "attention to key 0");
         p.ymin = -0.02;
@@ -78,7 +81,8 @@ std::vector<std::string> plot_run(const fs::path& dir, const Table& trace, const
         for (std::size_t hi = 0; hi < hs.size(); ++hi) {
           for (int pass = 0; pass < (active ? 2 : 1); ++pass) {
             Series s;
-            s.label = "head " + std::to_string(static_cast<int>(hs[hi])) + (pass ? " (active queries)" : " (all queries)");
+            s.label =
+                "head " + std::to_string(static_cast<int>(hs[hi])) + (pass ? " (active queries)" : " (all queries)");
             s.color = color(hi);
             s.style = pass ? "lines dt 2" : "linespoints";
             for (std::size_t r = 0; r < heads.rows.size(); ++r) {
@@ -104,13 +108,14 @@ std::vector<std::string> plot_run(const fs::path& dir, const Table& trace, const
       throw UsageError("DIR", "'" + attn_path.string() + "' is not an (L,H,P,P) array");
     const auto v = a.as_float();
     const int L = static_cast<int>(a.shape[0]), H = static_cast<int>(a.shape[1]), P = static_cast<int>(a.shape[2]);
-    Figure af = make_figure("attention_heatmaps", "Mean attention pattern per head at the end of training (row = query, column = key)",
-                            H);
+    Figure af = make_figure("attention_heatmaps",
+                            "Mean attention pattern per head at the end of training (row = query, column = key)", H);
     af.panel_width = 420;
     af.panel_height = 380;
     for (int l = 0; l < L; ++l)
       for (int h = 0; h < H; ++h) {
-        Panel p = make_panel("layer " + std::to_string(l) + ", head " + std::to_string(h), "key position", "query position");
+        Panel p =
+            make_panel("layer " + std::to_string(l) + ", head " + std::to_string(h), "key position", "query position");
         p.rows = p.cols = P;
         const auto* base = v.data() + (static_cast<std::ptrdiff_t>(l) * H + h) * P * P;
         p.matrix.assign(base, base + static_cast<std::ptrdiff_t>(P) * P);
@@ -128,7 +133,8 @@ std::vector<std::string> plot_run(const fs::path& dir, const Table& trace, const
     const auto v = a.as_float();
     const int rows = static_cast<int>(a.shape[0]), P = static_cast<int>(a.shape[1]);
     Figure nf = make_figure("norm_by_position", "", 1);
-    Panel p = make_panel("Hidden-state norm by position at the end of training (mean over probe rows)", "position t", "mean ||h_t||");
+    Panel p = make_panel("Hidden-state norm by position at the end of training (mean over probe rows)", "position t",
+                         "mean ||h_t||");
     for (int l = 0; l < rows; ++l) {
       Series s;
       s.label = l == 0 ? "embeddings" : "after block " + std::to_string(l - 1);

@@ -19,7 +19,8 @@ std::vector<std::string> plot_sweep(const Table& t, const fs::path& out) {
   const std::string xkey = theory ? "d" : "d-model", ykey = theory ? "T" : "seq-len";
   const std::string panel_key = theory ? "mask" : "variant";
   if (!t.has(xkey) || !t.has(ykey))
-    throw UsageError("DIR", "'" + t.path.string() + "' does not sweep both " + xkey + " and " + ykey + ": no (d, T) heatmap to draw");
+    throw UsageError("DIR", "'" + t.path.string() + "' does not sweep both " + xkey + " and " + ykey +
+                                ": no (d, T) heatmap to draw");
   std::vector<double> xs, ys;
   std::vector<std::string> panels;
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
@@ -44,16 +45,19 @@ std::vector<std::string> plot_sweep(const Table& t, const fs::path& out) {
     metrics.push_back({"sweep_p0_largest_prob", "P(position 0 has the largest norm) (median over seeds)",
                        [&](std::size_t r) { return t.number(r, "p0_largest_prob"); }});
   } else {
-    metrics.push_back({"sweep_emergence_step", "Emergence step (all three claims hold from it on; median over the seeds where it emerged, blank: none)",
-                       [&](std::size_t r) { return t.number(r, "emerged_all"); }});
-    metrics.push_back({"sweep_p0_norm_ratio", "Final P0 norm ratio, largest over layers (median over seeds)", [&](std::size_t r) {
-                         double m = std::nan("");
-                         for (int c : ratio_cols) {
-                           const double v = t.number(r, c);
-                           if (std::isfinite(v)) m = std::isfinite(m) ? std::max(m, v) : v;
-                         }
-                         return m;
-                       }});
+    metrics.push_back(
+        {"sweep_emergence_step",
+         "Emergence step (all three claims hold from it on; median over the seeds where it emerged, blank: none)",
+         [&](std::size_t r) { return t.number(r, "emerged_all"); }});
+    metrics.push_back(
+        {"sweep_p0_norm_ratio", "Final P0 norm ratio, largest over layers (median over seeds)", [&](std::size_t r) {
+           double m = std::nan("");
+           for (int c : ratio_cols) {
+             const double v = t.number(r, c);
+             if (std::isfinite(v)) m = std::isfinite(m) ? std::max(m, v) : v;
+           }
+           return m;
+         }});
   }
   auto label = [](double v) {
     char buf[32];

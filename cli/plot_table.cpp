@@ -24,9 +24,12 @@ std::vector<std::string> split_csv_line(const std::string& line) {
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cur.push_back('"'), ++i;
-      else if (c == '"') quoted = false;
-      else cur.push_back(c);
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+        cur.push_back('"'), ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        cur.push_back(c);
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {

@@ -26,8 +26,6 @@ using namespace p0sim::sim;
 
 namespace {
 
-
-
 // One progress line: a redrawn bar on a terminal, else a plain line every --log-every steps.
 class Progress {
  public:
@@ -39,7 +37,8 @@ class Progress {
     if (tty_) {
       if (e.step % std::max(1, steps_ / 200) != 0 && !last) return;
       const int width = 30, done = steps_ > 0 ? width * e.step / steps_ : width;
-      std::fprintf(stderr, "\r[%s%s] %d/%d loss %.4f  %.0f tokens/s ", std::string(static_cast<std::size_t>(done), '#').c_str(),
+      std::fprintf(stderr, "\r[%s%s] %d/%d loss %.4f  %.0f tokens/s ",
+                   std::string(static_cast<std::size_t>(done), '#').c_str(),
                    std::string(static_cast<std::size_t>(width - done), ' ').c_str(), e.step, steps_, e.loss, rate());
       if (last) std::fputc('\n', stderr);
     } else {
@@ -71,12 +70,14 @@ void add_train(CLI::App& app) {
   auto o = std::make_shared<TrainCommand>();
   auto* sub = app.add_subcommand("train", "Train the tiny transformer from scratch on a synthetic task");
   o->run = std::make_unique<RunOptionFlags>(*sub, study::kEveryRun | study::kTrainOnly);
-  sub->add_option("--threads", o->threads, "Threads splitting each step's batch (results never depend on it)")->check(CLI::Range(1, 1024));
+  sub->add_option("--threads", o->threads, "Threads splitting each step's batch (results never depend on it)")
+      ->check(CLI::Range(1, 1024));
   auto* out = sub->add_option("--out", o->out, "Run directory (created; must be empty unless --resume or --force)");
   auto* force = sub->add_flag("--force", o->force, "Write into a non-empty run directory, starting the run over");
-  auto* resume = sub->add_option("--resume", o->resume,
-                                 "Continue the run in RUN_DIR from its newest checkpoint (options from RUN_DIR/config.toml)")
-                     ->check(CLI::ExistingDirectory);
+  auto* resume =
+      sub->add_option("--resume", o->resume,
+                      "Continue the run in RUN_DIR from its newest checkpoint (options from RUN_DIR/config.toml)")
+          ->check(CLI::ExistingDirectory);
   add_config_option(*sub, [sub, o] {
     std::optional<LoadedCheckpoint> checkpoint;
     if (!o->resume.empty()) {
@@ -98,7 +99,8 @@ void add_train(CLI::App& app) {
     std::function<void(Model<float>&)> initialise;
     study::CircuitPoint circuit;
     if (spec.warm_start == study::WarmStart::circuit) {
-      if (c.probe.every <= 0) throw UsageError("--warm-start", "circuit needs probes (--probe-every > 0) to report on it");
+      if (c.probe.every <= 0)
+        throw UsageError("--warm-start", "circuit needs probes (--probe-every > 0) to report on it");
       circuit = study::warm_start_point(c.model, study::CircuitPoint{});
       initialise = [&, noise = spec.warm_start_noise](Model<float>& m) {
         study::warm_start_from_circuit(m, circuit, c.seed, noise);
@@ -110,7 +112,8 @@ void add_train(CLI::App& app) {
         std::cout << "run in " << dir.string() << " already finished; nothing to do\n";
         return;
       }
-      if (::access(dir.c_str(), W_OK) != 0) throw UsageError("--resume", "directory '" + o->resume + "' is not writable");
+      if (::access(dir.c_str(), W_OK) != 0)
+        throw UsageError("--resume", "directory '" + o->resume + "' is not writable");
       checkpoint = load_latest_checkpoint(checkpoint_dir(dir), c, "--resume");
       for (const std::string& why : checkpoint->skipped) std::cerr << "p0sim: warning: passed over " << why << "\n";
     } else {
@@ -171,11 +174,14 @@ struct EvalOptions {
 
 void add_eval(CLI::App& app) {
   auto o = std::make_shared<EvalOptions>();
-  auto* sub = app.add_subcommand("eval", "Run trained weights on token rows; write loss, logits, hidden states, attention");
+  auto* sub =
+      app.add_subcommand("eval", "Run trained weights on token rows; write loss, logits, hidden states, attention");
   sub->add_option("--weights", o->weights, "Weights directory (RUN_DIR/weights)")->check(CLI::ExistingDirectory);
-  sub->add_option("--tokens", o->tokens, "Token rows, .npy of shape (N, T+1), int32 or int64")->check(CLI::ExistingFile);
+  sub->add_option("--tokens", o->tokens, "Token rows, .npy of shape (N, T+1), int32 or int64")
+      ->check(CLI::ExistingFile);
   sub->add_flag("--grads", o->grads, "Also write grads/<name>.npy, the gradient of the mean loss");
-  sub->add_option("--threads", o->threads, "Threads splitting each step's batch (results never depend on it)")->check(CLI::Range(1, 1024));
+  sub->add_option("--threads", o->threads, "Threads splitting each step's batch (results never depend on it)")
+      ->check(CLI::Range(1, 1024));
   sub->add_option("--out", o->out, "Output directory (created; must be empty unless --force)");
   sub->add_flag("--force", o->force, "Write into a non-empty output directory, replacing its files");
   add_config_option(*sub, [sub, o] {
@@ -224,7 +230,7 @@ void add_eval(CLI::App& app) {
         write_npy(dir / "grads" / (t.name + ".npy"), r.grads.data() + t.offset,
                   std::vector<std::int64_t>(t.shape.begin(), t.shape.end()));
     }
-    nlohmann::json j{{"loss", r.loss}, {"rows", N}, {"positions", P}, {"predictions", N * P},
+    nlohmann::json j{{"loss", r.loss},        {"rows", N},          {"positions", P}, {"predictions", N * P},
                      {"weights", o->weights}, {"tokens", o->tokens}};
     write_file_atomic(dir / "loss.json", j.dump(2) + "\n");
     write_file_atomic(dir / "config.toml", resolved_config(*sub));

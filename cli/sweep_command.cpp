@@ -53,10 +53,12 @@ study::ResolvedSweep resolve_train(const SweepOptions& o) {
 study::ResolvedSweep resolve_theory(const CLI::App& sub, const SweepOptions& o) {
   for (const CLI::Option* opt : sub.get_options()) {
     const std::string& name = opt->get_single_name();
-    static const std::set<std::string> own = {"help", "config", "experiment", "kind", "grid", "seeds", "threads",
-                                              "trials", "shard", "resume", "force", "keep-runs", "out", "seed"};
+    static const std::set<std::string> own = {"help",  "config",    "experiment", "kind",  "grid",
+                                              "seeds", "threads",   "trials",     "shard", "resume",
+                                              "force", "keep-runs", "out",        "seed"};
     if (opt->count() > 0 && !own.count(name))
-      throw UsageError("--" + name, "is a train option; --kind theory sweeps the cone model (grid keys: " + theory_keys_text() + ")");
+      throw UsageError("--" + name, "is a train option; --kind theory sweeps the cone model (grid keys: " +
+                                        theory_keys_text() + ")");
   }
   if (!o.experiment.empty()) throw UsageError("--experiment", "only a train sweep has variants");
   if (o.keep_runs) throw UsageError("--keep-runs", "a theory sweep has no run directories");
@@ -65,7 +67,8 @@ study::ResolvedSweep resolve_theory(const CLI::App& sub, const SweepOptions& o) 
 
 void run_sweep(const CLI::App& sub, const SweepOptions& o) {
   if (o.out.empty()) throw UsageError("--out", "a sweep directory is required");
-  if (o.resume && o.force) throw UsageError("--resume", "cannot be combined with --force (--force starts the sweep over)");
+  if (o.resume && o.force)
+    throw UsageError("--resume", "cannot be combined with --force (--force starts the sweep over)");
   study::SweepRunOptions run;
   run.shard = o.shard.empty() ? sweep::ShardSpec{} : sweep::parse_shard(o.shard);
   study::ResolvedSweep rs = o.kind == "theory" ? resolve_theory(sub, o) : resolve_train(o);
@@ -75,11 +78,13 @@ void run_sweep(const CLI::App& sub, const SweepOptions& o) {
   run.force = o.force;
   const study::SweepRunSummary s = study::run_sweep(rs, run);
   if (!s.root) return;
-  std::cout << "sweep: " << s.owned << " runs" << (run.shard.count > 1 ? " (shard " + run.shard.text() + ")" : std::string()) << ", "
-            << s.computed << " computed, " << s.owned - s.computed << " already done; " << fmt9(static_cast<float>(s.wall_seconds))
+  std::cout << "sweep: " << s.owned << " runs"
+            << (run.shard.count > 1 ? " (shard " + run.shard.text() + ")" : std::string()) << ", " << s.computed
+            << " computed, " << s.owned - s.computed << " already done; " << fmt9(static_cast<float>(s.wall_seconds))
             << " s";
   if (s.computed > 0)
-    std::cout << " (" << fmt9(static_cast<float>(3600.0 * static_cast<double>(s.computed) / s.wall_seconds)) << " runs/hour)";
+    std::cout << " (" << fmt9(static_cast<float>(3600.0 * static_cast<double>(s.computed) / s.wall_seconds))
+              << " runs/hour)";
   std::cout << "; wrote " << s.results.string() << "\n";
 }
 
@@ -99,21 +104,25 @@ void run_merge(const MergeOptions& o) {
 void add_sweep_commands(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();
   auto* sub = app.add_subcommand(
-      "sweep", "Train (or evaluate the cone model) over a grid x seeds on threads, shards or MPI ranks; one results.csv");
+      "sweep",
+      "Train (or evaluate the cone model) over a grid x seeds on threads, shards or MPI ranks; one results.csv");
   o->train = std::make_unique<RunOptionFlags>(*sub, study::kEveryRun);
-  sub->get_option("--seed")->description("Base seed: each run's seed is derived from it, the point's key and the seed index");
+  sub->get_option("--seed")->description(
+      "Base seed: each run's seed is derived from it, the point's key and the seed index");
   sub->add_option("--config", o->config,
                   "TOML: sweep and train options (keys without dashes, grid = [\"KEY=LIST\", ...]), or an experiment "
                   "TOML with [variants.NAME] tables (then `variant` is a grid key)")
       ->check(CLI::ExistingFile);
-  sub->add_option("--experiment", o->experiment, "Experiment TOML whose base and [variants.NAME] the sweep uses (grid key `variant`)")
+  sub->add_option("--experiment", o->experiment,
+                  "Experiment TOML whose base and [variants.NAME] the sweep uses (grid key `variant`)")
       ->check(CLI::ExistingFile);
-  sub->add_option("--kind", o->kind, "train: train the model at each point; theory: the cone model (Monte Carlo + closed forms)")
+  sub->add_option("--kind", o->kind,
+                  "train: train the model at each point; theory: the cone model (Monte Carlo + closed forms)")
       ->check(CLI::IsMember({"train", "theory"}));
   sub->add_option("--grid", o->grid,
                   "KEY=LIST, repeatable; points are the Cartesian product. KEY: a train option without dashes (or "
-                  "`variant`); theory: " + theory_keys_text() + " (" + enum_names_text<theory::McEstimator>() +
-                      "). LIST: a,b,c or lo:hi:xk")
+                  "`variant`); theory: " +
+                      theory_keys_text() + " (" + enum_names_text<theory::McEstimator>() + "). LIST: a,b,c or lo:hi:xk")
       ->check(CLI::Validator(
           [](std::string& s) -> std::string {
             return s.find('=') == std::string::npos ? "must be KEY=LIST, e.g. d-model=16,32" : std::string();
@@ -124,7 +133,8 @@ void add_sweep_commands(CLI::App& app) {
       ->check(CLI::Range(1, 1024));
   sub->add_option("--trials", o->trials, "theory: Monte-Carlo sequences per run (>= 2)")
       ->check(CLI::Range(std::int64_t{2}, std::int64_t{1} << 40));
-  sub->add_option("--shard", o->shard, "Run only the runs whose canonical index is i mod N (job arrays); merge with sweep-merge")
+  sub->add_option("--shard", o->shard,
+                  "Run only the runs whose canonical index is i mod N (job arrays); merge with sweep-merge")
       ->check(CLI::Validator(
           [](std::string& s) -> std::string {
             try {
@@ -143,7 +153,8 @@ void add_sweep_commands(CLI::App& app) {
   sub->callback([sub, o] {
     if (!o->config.empty()) {
       if (study::is_experiment_toml(o->config)) {
-        if (!o->experiment.empty()) throw UsageError("--config", "an experiment TOML given twice (--config and --experiment)");
+        if (!o->experiment.empty())
+          throw UsageError("--config", "an experiment TOML given twice (--config and --experiment)");
         o->experiment = o->config;
       } else {
         apply_config_file(*sub, o->config);
@@ -153,8 +164,10 @@ void add_sweep_commands(CLI::App& app) {
   });
 
   auto m = std::make_shared<MergeOptions>();
-  auto* merge = app.add_subcommand("sweep-merge", "Merge the shard directories of one sweep into the results.csv of an unsharded run");
-  merge->add_option("DIR", m->dirs, "Shard directories (each written by p0sim sweep --shard i/N)")->check(CLI::ExistingDirectory);
+  auto* merge = app.add_subcommand("sweep-merge",
+                                   "Merge the shard directories of one sweep into the results.csv of an unsharded run");
+  merge->add_option("DIR", m->dirs, "Shard directories (each written by p0sim sweep --shard i/N)")
+      ->check(CLI::ExistingDirectory);
   merge->add_option("--out", m->out, "Merged sweep directory (created; must be empty unless --force)");
   merge->add_flag("--force", m->force, "Write into a non-empty directory, replacing its files");
   merge->callback([m] { run_merge(*m); });

@@ -36,7 +36,6 @@ struct CircuitCliOptions {
   bool force = false;
 };
 
-
 std::vector<double> finite_list(const std::string& option, const std::string& text) {
   auto values = parse_double_list(option, text);
   for (double v : values)
@@ -103,7 +102,6 @@ void run_circuit_command(const CLI::App& sub, const CircuitCliOptions& o) {
   std::cout << "wrote " << csv_path.string() << " (" << points.size() << " rows) and " << cfg_path.string() << "\n";
 }
 
-
 }  // namespace
 
 void add_theory_circuit_command(CLI::App& theory) {
@@ -112,7 +110,8 @@ void add_theory_circuit_command(CLI::App& theory) {
   auto o = std::make_shared<CircuitCliOptions>();
   sub->add_option("--d", o->d, "Model widths d, list a,b,c or lo:hi:xk, each in 4..4096");
   sub->add_option("--T", o->T, "Sequence lengths, list a,b,c or lo:hi:xk, each in 2..4096");
-  sub->add_option("--alpha", o->alpha, "Value map v_j = alpha e_j + beta u: alpha list (-1 cancels position 0's token)");
+  sub->add_option("--alpha", o->alpha,
+                  "Value map v_j = alpha e_j + beta u: alpha list (-1 cancels position 0's token)");
   sub->add_option("--beta", o->beta, "Value map: beta list, each > 0 (position 0's state is beta u at alpha = -1)");
   sub->add_option("--c", o->c, "Amplification: the MLP writes c s_t w, s_0 = 1 at alpha = -1; list, each >= 0");
   sub->add_option("--vocab", o->vocab, "Vocabulary V in 2..d-2 (Gaussian embeddings); 0 means d/2")

@@ -1,4 +1,5 @@
-// `p0sim theory cone`: the cone model in closed form and by Monte Carlo (`theory circuit` is theory_circuit_command.cpp).
+// `p0sim theory cone`: the cone model in closed form and by Monte Carlo (`theory circuit` is
+// theory_circuit_command.cpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -60,8 +61,10 @@ std::vector<PositionSpec> parse_positions(const std::string& text) {
     token.clear();
   };
   for (char c : text) {
-    if (c == ',') flush();
-    else if (c != ' ') token.push_back(c);
+    if (c == ',')
+      flush();
+    else if (c != ' ')
+      token.push_back(c);
   }
   flush();
   return specs;
@@ -82,7 +85,6 @@ std::vector<int> positions_for(const std::vector<PositionSpec>& specs, int T) {
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
-
 
 void run_cone(const CLI::App& sub, const ConeOptions& o) {
   if (o.model.empty()) throw UsageError("--model", "is required (accepted: " + enum_names_text<ValueModel>() + ")");
@@ -110,16 +112,16 @@ void run_cone(const CLI::App& sub, const ConeOptions& o) {
       for (long h : hs)
         for (double v : params)
           for (const std::string& mask : o.masks) {
-          ConePoint p = base;
-          p.mask = *parse_enum<AttnMask>(mask);
-          p.d = static_cast<int>(d);
-          p.T = static_cast<int>(T);
-          p.heads = static_cast<int>(h);
-          if (p.model == ValueModel::cap) p.theta = v;
-          if (p.model == ValueModel::gauss) p.m = v;
-          validate(p);  // all bad input is reported before any work
-          points.push_back(p);
-        }
+            ConePoint p = base;
+            p.mask = *parse_enum<AttnMask>(mask);
+            p.d = static_cast<int>(d);
+            p.T = static_cast<int>(T);
+            p.heads = static_cast<int>(h);
+            if (p.model == ValueModel::cap) p.theta = v;
+            if (p.model == ValueModel::gauss) p.m = v;
+            validate(p);  // all bad input is reported before any work
+            points.push_back(p);
+          }
 
   const std::filesystem::path csv_path = o.out, cfg_path = config_path_for(csv_path);
   check_output_file("--out", csv_path, o.force);
@@ -145,13 +147,15 @@ void run_cone(const CLI::App& sub, const ConeOptions& o) {
   std::cout << "wrote " << csv_path.string() << " (" << points.size() << " points) and " << cfg_path.string() << "\n";
 }
 
-
 void add_cone(CLI::App& theory) {
-  auto* cone = theory.add_subcommand("cone", "Cone model of value vectors: closed forms vs Monte Carlo, swept over d and T");
+  auto* cone =
+      theory.add_subcommand("cone", "Cone model of value vectors: closed forms vs Monte Carlo, swept over d and T");
   auto o = std::make_shared<ConeOptions>();
-  cone->add_option("--model", o->model, "Value-vector model: axis (mu u + sigma s), cap (uniform in a cap), gauss (m u + sigma z)")
+  cone->add_option("--model", o->model,
+                   "Value-vector model: axis (mu u + sigma s), cap (uniform in a cap), gauss (m u + sigma z)")
       ->check(CLI::IsMember(enum_names<ValueModel>()));
-  cone->add_option("--mask", o->masks, "Attention masks: causal, bidirectional (the control), or both: causal,bidirectional")
+  cone->add_option("--mask", o->masks,
+                   "Attention masks: causal, bidirectional (the control), or both: causal,bidirectional")
       ->delimiter(',')
       ->default_str(enum_name(AttnMask::causal))
       ->check(CLI::IsMember(enum_names<AttnMask>()));
@@ -163,8 +167,10 @@ void add_cone(CLI::App& theory) {
       ->check(finite_number(FiniteBound::positive));
   cone->add_option("--m", o->m, "gauss: means along the axis u, list a,b,c or lo:hi:xk");
   cone->add_option("--heads", o->heads, "Heads H splitting d into H blocks of d/H >= 2, list");
-  cone->add_option("--positions", o->positions, "Positions t to report: all, or a list of integers and T-k, e.g. 0,1,T-1 (t >= T dropped)");
-  cone->add_option("--trials", o->trials, "Monte-Carlo sequences per point (>= 2)")->check(CLI::Range(std::int64_t{2}, std::int64_t{1} << 40));
+  cone->add_option("--positions", o->positions,
+                   "Positions t to report: all, or a list of integers and T-k, e.g. 0,1,T-1 (t >= T dropped)");
+  cone->add_option("--trials", o->trials, "Monte-Carlo sequences per point (>= 2)")
+      ->check(CLI::Range(std::int64_t{2}, std::int64_t{1} << 40));
   cone->add_option("--seed", o->seed, "Base seed; each point derives its own from it and its parameters")
       ->check(unsigned_integer());
   cone->add_option("--threads", o->threads, "Worker threads (results do not depend on it)")->check(CLI::Range(1, 1024));

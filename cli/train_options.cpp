@@ -6,11 +6,16 @@ namespace {
 
 const char* type_name(study::OptionType t) {
   switch (t) {
-    case study::OptionType::integer: return "INT";
-    case study::OptionType::real: return "FLOAT";
-    case study::OptionType::unsigned64: return "UINT64";
-    case study::OptionType::flag: return "";
-    case study::OptionType::name: return "TEXT";
+    case study::OptionType::integer:
+      return "INT";
+    case study::OptionType::real:
+      return "FLOAT";
+    case study::OptionType::unsigned64:
+      return "UINT64";
+    case study::OptionType::flag:
+      return "";
+    case study::OptionType::name:
+      return "TEXT";
   }
   return "TEXT";
 }

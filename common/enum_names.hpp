@@ -22,7 +22,9 @@ template <typename E>
 struct EnumNames;  // specialised next to each enum
 
 template <typename E>
-concept NamedEnum = requires { EnumNames<E>::names; };
+concept NamedEnum = requires {
+  EnumNames<E>::names;
+};
 
 template <NamedEnum E>
 constexpr const auto& enum_table() {

@@ -7,8 +7,7 @@
 namespace p0sim {
 
 struct UsageError : std::runtime_error {
-  UsageError(const std::string& option, const std::string& what)
-      : std::runtime_error(option + ": " + what) {}
+  UsageError(const std::string& option, const std::string& what) : std::runtime_error(option + ": " + what) {}
 };
 
 struct RunError : std::runtime_error {

@@ -35,10 +35,10 @@ fs::path temp_name(const fs::path& target) {
 void check_output_file(const std::string& option, const fs::path& path, bool force) {
   if (path.empty()) throw UsageError(option, "an output path is required");
   std::error_code ec;
-  if (fs::is_directory(path, ec)) throw UsageError(option, "'" + path.string() + "' is a directory, expected a file path");
+  if (fs::is_directory(path, ec))
+    throw UsageError(option, "'" + path.string() + "' is a directory, expected a file path");
   fs::path parent = parent_or_dot(path);
-  if (!fs::is_directory(parent, ec))
-    throw UsageError(option, "directory '" + parent.string() + "' does not exist");
+  if (!fs::is_directory(parent, ec)) throw UsageError(option, "directory '" + parent.string() + "' does not exist");
   if (::access(parent.c_str(), W_OK) != 0)
     throw UsageError(option, "directory '" + parent.string() + "' is not writable");
   if (fs::exists(path, ec) && !force)

@@ -56,17 +56,15 @@ std::vector<double> expand(const std::string& option, const std::string& text) {
 
 }  // namespace
 
-std::vector<long> parse_int_list(const std::string& option, const std::string& text, long min_value,
-                                 long max_value) {
+std::vector<long> parse_int_list(const std::string& option, const std::string& text, long min_value, long max_value) {
   std::vector<long> out;
   for (double v : expand(option, text)) {
     double r = std::round(v);
     if (std::fabs(r - v) > 1e-9 * std::max(1.0, std::fabs(v)))
       throw UsageError(option, "'" + text + "' must contain whole numbers");
     if (r < static_cast<double>(min_value) || r > static_cast<double>(max_value))
-      throw UsageError(option, "value " + std::to_string(static_cast<long long>(r)) +
-                                   " out of range (accepted: " + std::to_string(min_value) + " to " +
-                                   std::to_string(max_value) + ")");
+      throw UsageError(option, "value " + std::to_string(static_cast<long long>(r)) + " out of range (accepted: " +
+                                   std::to_string(min_value) + " to " + std::to_string(max_value) + ")");
     out.push_back(static_cast<long>(r));
   }
   return out;

@@ -6,8 +6,7 @@
 
 namespace p0sim {
 
-std::vector<long> parse_int_list(const std::string& option, const std::string& text, long min_value,
-                                 long max_value);
+std::vector<long> parse_int_list(const std::string& option, const std::string& text, long min_value, long max_value);
 std::vector<double> parse_double_list(const std::string& option, const std::string& text);
 
 }  // namespace p0sim

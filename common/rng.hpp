@@ -105,8 +105,7 @@ inline std::uint64_t derive_seed(std::uint64_t base, std::string_view key, std::
   }
   r123::Philox4x32 philox;
   r123::Philox4x32::ctr_type ctr = {{static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(h >> 32),
-                                      static_cast<std::uint32_t>(index),
-                                      static_cast<std::uint32_t>(index >> 32)}};
+                                     static_cast<std::uint32_t>(index), static_cast<std::uint32_t>(index >> 32)}};
   r123::Philox4x32::key_type k = {{static_cast<std::uint32_t>(base), static_cast<std::uint32_t>(base >> 32)}};
   auto out = philox(ctr, k);
   return (static_cast<std::uint64_t>(out[0]) << 32) | out[1];

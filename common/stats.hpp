@@ -10,11 +10,11 @@ namespace p0sim {
 
 // Domain, pole, overflow and evaluation errors throw (std::domain_error, std::overflow_error,
 // boost::math::evaluation_error); the CLI turns them into one clear line. Never ignore_error.
-using MathPolicy = boost::math::policies::policy<
-    boost::math::policies::domain_error<boost::math::policies::throw_on_error>,
-    boost::math::policies::pole_error<boost::math::policies::throw_on_error>,
-    boost::math::policies::overflow_error<boost::math::policies::throw_on_error>,
-    boost::math::policies::evaluation_error<boost::math::policies::throw_on_error>>;
+using MathPolicy =
+    boost::math::policies::policy<boost::math::policies::domain_error<boost::math::policies::throw_on_error>,
+                                  boost::math::policies::pole_error<boost::math::policies::throw_on_error>,
+                                  boost::math::policies::overflow_error<boost::math::policies::throw_on_error>,
+                                  boost::math::policies::evaluation_error<boost::math::policies::throw_on_error>>;
 
 // Welford's running mean and variance; merge() combines partial sums in a fixed order.
 struct RunningStats {

@@ -10,6 +10,7 @@ pkgs=(
   libopenmpi-dev openmpi-bin gnuplot-nox
   python3 python3-numpy
   clang libclang-rt-14-dev   # the fuzz preset: clang++ and libFuzzer's runtime (libclang_rt.fuzzer)
+  clang-format              # scripts/check-format.sh (CI)
 )
 # Optional peers for bench/peers (PyTorch with OpenBLAS). Opt-in: large download.
 if [ "${P0SIM_PEERS:-0}" = 1 ]; then

@@ -20,8 +20,10 @@ std::vector<AblationRow> run_ablations(const Model<float>& trained, Prober& prob
     std::vector<float> mean;
   };
   std::vector<Component> components;
-  for (int h = 0; h < mc.heads; ++h) components.push_back({"l0.head" + std::to_string(h), 0, h, m.mean_component_output(0, h)});
-  for (int l = 0; l < mc.layers; ++l) components.push_back({"l" + std::to_string(l) + ".mlp", l, -1, m.mean_component_output(l, -1)});
+  for (int h = 0; h < mc.heads; ++h)
+    components.push_back({"l0.head" + std::to_string(h), 0, h, m.mean_component_output(0, h)});
+  for (int l = 0; l < mc.layers; ++l)
+    components.push_back({"l" + std::to_string(l) + ".mlp", l, -1, m.mean_component_output(l, -1)});
   for (const Component& c : components) {
     for (const char* mode : {"zero", "mean"}) {
       m.set_ablation(c.layer, c.head, std::string(mode) == "zero" ? std::vector<float>{} : c.mean);
@@ -48,7 +50,8 @@ std::string ablations_csv(const std::vector<AblationRow>& rows) {
     double active = NAN;
     if (L > 0)
       for (const HeadAttention& h : p.layers[L > 1 ? 1 : 0].heads)
-        if (std::isfinite(h.attn_to_0_active)) active = std::isfinite(active) ? std::max(active, h.attn_to_0_active) : h.attn_to_0_active;
+        if (std::isfinite(h.attn_to_0_active))
+          active = std::isfinite(active) ? std::max(active, h.attn_to_0_active) : h.attn_to_0_active;
     o << r.component << ',' << r.mode << ',' << cell(p.loss) << ',' << cell(p.accuracy) << ',' << cell(p.first_accuracy)
       << ',' << cell(active);
     for (const LayerProbe& lp : p.layers)

@@ -190,8 +190,8 @@ TrainState decode_checkpoint(const std::string& bytes, const TrainConfig& config
   const auto payload_bytes = head.get<std::uint64_t>();
   const auto checksum = head.get<std::uint64_t>();
   if (payload_bytes != bytes.size() - kHeaderBytes)
-    throw UsageError(where, "corrupt checkpoint: " + std::to_string(bytes.size() - kHeaderBytes) + " payload bytes, header says " +
-                                std::to_string(payload_bytes));
+    throw UsageError(where, "corrupt checkpoint: " + std::to_string(bytes.size() - kHeaderBytes) +
+                                " payload bytes, header says " + std::to_string(payload_bytes));
   if (fnv1a64(bytes.data() + kHeaderBytes, bytes.size() - kHeaderBytes) != checksum)
     throw UsageError(where, "corrupt checkpoint: checksum mismatch");
 
@@ -200,7 +200,8 @@ TrainState decode_checkpoint(const std::string& bytes, const TrainConfig& config
     throw UsageError(where, "checkpoint of a different training configuration (options changed since it was written?)");
   TrainState st;
   const auto step = r.get<std::int64_t>();
-  if (step < 0 || step > config.steps) r.fail("step " + std::to_string(step) + " outside 0.." + std::to_string(config.steps));
+  if (step < 0 || step > config.steps)
+    r.fail("step " + std::to_string(step) + " outside 0.." + std::to_string(config.steps));
   st.step = static_cast<int>(step);
   if (r.get<std::uint64_t>() != kDataStream || r.get<std::uint64_t>() != static_cast<std::uint64_t>(st.step) ||
       r.get<std::uint64_t>() != kProbeStream || r.get<std::uint64_t>() != 0)

@@ -13,10 +13,14 @@
 namespace p0sim::sim {
 
 nlohmann::json to_json(const DataConfig& c) {
-  return {{"task", enum_name(c.task)}, {"markov_alpha", c.markov_alpha}, {"triggers", c.triggers},
-          {"trigger_prob", c.trigger_prob}, {"filler", enum_name(c.filler)}, {"keys", c.keys}, {"values", c.values}};
+  return {{"task", enum_name(c.task)},
+          {"markov_alpha", c.markov_alpha},
+          {"triggers", c.triggers},
+          {"trigger_prob", c.trigger_prob},
+          {"filler", enum_name(c.filler)},
+          {"keys", c.keys},
+          {"values", c.values}};
 }
-
 
 namespace {
 
@@ -140,9 +144,11 @@ DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
   std::vector<int> perm(Vs);
   std::iota(perm.begin(), perm.end(), 0);
   for (int i = 0; i < config.triggers; ++i)
-    std::swap(perm[static_cast<std::size_t>(i)], perm[static_cast<std::size_t>(i) + trig_rng.below(static_cast<std::uint32_t>(V - i))]);
+    std::swap(perm[static_cast<std::size_t>(i)],
+              perm[static_cast<std::size_t>(i) + trig_rng.below(static_cast<std::uint32_t>(V - i))]);
   is_trigger_.assign(Vs, 0);
-  for (int i = 0; i < config.triggers; ++i) is_trigger_[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])] = 1;
+  for (int i = 0; i < config.triggers; ++i)
+    is_trigger_[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])] = 1;
 
   // The process is a Markov chain on pairs (x_{t-1}, x_t). Watch it only at non-trigger tokens a:
   // the next step either moves to a non-trigger c (prob P(a,c)) or emits a trigger and then a
@@ -158,7 +164,8 @@ DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
   std::vector<double> Q(ns * ns), s(Vs, 0.0);
   for (int a : plain)
     for (int g = 0; g < V; ++g)
-      if (is_trigger_[static_cast<std::size_t>(g)]) s[static_cast<std::size_t>(a)] += transition_[static_cast<std::size_t>(a) * Vs + static_cast<std::size_t>(g)];
+      if (is_trigger_[static_cast<std::size_t>(g)])
+        s[static_cast<std::size_t>(a)] += transition_[static_cast<std::size_t>(a) * Vs + static_cast<std::size_t>(g)];
   for (std::size_t i = 0; i < ns; ++i)
     for (std::size_t j = 0; j < ns; ++j)
       Q[i * ns + j] = transition_[static_cast<std::size_t>(plain[i]) * Vs + static_cast<std::size_t>(plain[j])] +
@@ -174,7 +181,7 @@ DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
     const auto as = static_cast<std::size_t>(a);
     for (std::size_t c = 0; c < Vs; ++c) {
       const double w = nu[as] * transition_[as * Vs + c] / Z;
-      pair[as * Vs + c] += w;                    // a followed by c (a trigger or not)
+      pair[as * Vs + c] += w;                      // a followed by c (a trigger or not)
       if (is_trigger_[c]) pair[c * Vs + as] += w;  // trigger c followed by its copy of a
     }
   }
@@ -219,9 +226,11 @@ void DataGenerator::init_firstrecall() {
   const DataConfig& c = config_;
   const int V = c.vocab;
   if (c.triggers < 1 || c.triggers >= V)
-    throw UsageError("--triggers", "must be between 1 and vocab-1 = " + std::to_string(V - 1) + ", got " + std::to_string(c.triggers));
+    throw UsageError("--triggers", "must be between 1 and vocab-1 = " + std::to_string(V - 1) + ", got " +
+                                       std::to_string(c.triggers));
   if (!(c.trigger_prob > 0.0 && c.trigger_prob < 1.0))
-    throw UsageError("--trigger-prob", enum_name(c.task) + " needs a probability in (0, 1), got " + fmt17(c.trigger_prob));
+    throw UsageError("--trigger-prob",
+                     enum_name(c.task) + " needs a probability in (0, 1), got " + fmt17(c.trigger_prob));
   const bool markov = c.filler == Filler::markov;
   if (markov && !(std::isfinite(c.markov_alpha) && c.markov_alpha >= 1e-3 && c.markov_alpha <= 1e6))
     throw UsageError("--markov-alpha", "must be a finite number in [0.001, 1e6], got " + fmt17(c.markov_alpha));
@@ -231,8 +240,10 @@ void DataGenerator::init_firstrecall() {
   is_trigger_.assign(Vs, 0);
   fillers_.resize(ns);
   for (int i = 0; i < V; ++i) {
-    if (i >= n) is_trigger_[static_cast<std::size_t>(i)] = 1;
-    else fillers_[static_cast<std::size_t>(i)] = i;
+    if (i >= n)
+      is_trigger_[static_cast<std::size_t>(i)] = 1;
+    else
+      fillers_[static_cast<std::size_t>(i)] = i;
   }
   std::vector<double> f(ns, 1.0 / n);
   if (markov) {
@@ -274,8 +285,7 @@ void DataGenerator::init_lookup() {
   if (c.values < 1) throw UsageError("--values", "must be at least 1, got " + std::to_string(c.values));
   const bool recall = c.task == Task::firstrecall_lookup;
   const int triggers = recall ? c.triggers : 0;
-  if (recall && c.triggers < 1)
-    throw UsageError("--triggers", "must be at least 1, got " + std::to_string(c.triggers));
+  if (recall && c.triggers < 1) throw UsageError("--triggers", "must be at least 1, got " + std::to_string(c.triggers));
   const long need = static_cast<long>(c.values) * (1 + c.keys) + c.keys + 2 + triggers;
   if (V < need)
     throw UsageError("--vocab", enum_name(c.task) + " with " + std::to_string(c.keys) + " keys and " +
@@ -292,11 +302,13 @@ void DataGenerator::init_lookup() {
   const int fillers = V - lookup_none() - 1 - triggers;
   std::fill(stationary_.begin(), stationary_.end(), 0.0);
   for (int k = 0; k < c.keys; ++k) {
-    for (int v = 0; v < c.values; ++v) stationary_[static_cast<std::size_t>(lookup_fact(k, v))] = q / (c.keys * c.values);
+    for (int v = 0; v < c.values; ++v)
+      stationary_[static_cast<std::size_t>(lookup_fact(k, v))] = q / (c.keys * c.values);
     stationary_[static_cast<std::size_t>(lookup_query(k))] = q / c.keys;
   }
   const double fresh_filler = recall ? 1.0 - 3.0 * q : 1.0 - 2.0 * q;
-  for (int i = lookup_none() + 1; i < V - triggers; ++i) stationary_[static_cast<std::size_t>(i)] = fresh_filler / fillers;
+  for (int i = lookup_none() + 1; i < V - triggers; ++i)
+    stationary_[static_cast<std::size_t>(i)] = fresh_filler / fillers;
   // firstrecall-lookup: the top `triggers` tokens are firstrecall's triggers (law q, uniform).
   is_trigger_.assign(static_cast<std::size_t>(recall ? V : 0), 0);
   for (int i = V - triggers; i < V; ++i) {
@@ -311,7 +323,9 @@ void DataGenerator::fill_firstrecall(PhiloxStream& rng, std::int32_t* x, Kind* k
   const double q = config_.trigger_prob;
   const bool markov = config_.filler == Filler::markov;
   const auto ns = static_cast<std::size_t>(n);
-  auto trigger = [&] { return static_cast<std::int32_t>(n + static_cast<int>(rng.below(static_cast<std::uint32_t>(config_.triggers)))); };
+  auto trigger = [&] {
+    return static_cast<std::int32_t>(n + static_cast<int>(rng.below(static_cast<std::uint32_t>(config_.triggers))));
+  };
   auto stationary_filler = [&] {
     return markov ? sample_cdf(filler_start_cdf_.data(), n, rng.uniform())
                   : static_cast<int>(rng.below(static_cast<std::uint32_t>(n)));
@@ -365,7 +379,7 @@ void DataGenerator::fill_lookup(PhiloxStream& rng, std::int32_t* x, Kind* kind) 
   }
   std::fill(mem, mem + K, -1);
   if (kind) std::fill(kind, kind + (N - 1), Kind::none);
-  int asked = -1;  // key of a query at t-1
+  int asked = -1;      // key of a query at t-1
   bool fired = false;  // an inserted trigger at t-1 (firstrecall-lookup)
   bool seen_first = false;
   for (int t = 0; t < N; ++t) {
@@ -411,7 +425,7 @@ void DataGenerator::fill(std::uint64_t stream, std::uint64_t batch_index, int ba
   for (int r = 0; r < batch; ++r) {
     // One counter-based stream per row: row r of batch i never depends on what came before.
     PhiloxStream rng(stream_seed, batch_index * static_cast<std::uint64_t>(batch) + static_cast<std::uint64_t>(r));
-    std::int32_t* x = rows + static_cast<std::ptrdiff_t>(r) * N;  // (T+1)
+    std::int32_t* x = rows + static_cast<std::ptrdiff_t>(r) * N;                      // (T+1)
     Kind* kind = kinds ? kinds + static_cast<std::ptrdiff_t>(r) * (N - 1) : nullptr;  // (T)
     switch (config_.task) {
       case Task::firstrecall:
@@ -464,9 +478,7 @@ void DataGenerator::fill(std::uint64_t stream, std::uint64_t batch_index, int ba
 
 std::vector<double> DataGenerator::marginal() const { return stationary_; }
 
-double DataGenerator::entropy_floor() const {
-  return floor_ + first_extra_ / static_cast<double>(config_.seq_len);
-}
+double DataGenerator::entropy_floor() const { return floor_ + first_extra_ / static_cast<double>(config_.seq_len); }
 
 double DataGenerator::entropy_floor(bool bos) const {
   if (!bos) return entropy_floor();

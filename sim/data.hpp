@@ -31,11 +31,13 @@ enum class Filler { uniform, markov, count };
 }  // namespace p0sim::sim
 
 namespace p0sim {
-template <> struct EnumNames<sim::Task> {
-  static constexpr std::array<std::string_view, 8> names = {"uniform",     "markov", "backcopy",       "repeat",
-                                                            "firstrecall", "lookup", "backcopy-indep", "firstrecall-lookup"};
+template <>
+struct EnumNames<sim::Task> {
+  static constexpr std::array<std::string_view, 8> names = {
+      "uniform", "markov", "backcopy", "repeat", "firstrecall", "lookup", "backcopy-indep", "firstrecall-lookup"};
 };
-template <> struct EnumNames<sim::Filler> {
+template <>
+struct EnumNames<sim::Filler> {
   static constexpr std::array<std::string_view, 2> names = {"uniform", "markov"};
 };
 }  // namespace p0sim
@@ -53,16 +55,16 @@ enum class Kind : std::int8_t {
 
 struct DataConfig {
   Task task = Task::markov;
-  int vocab = 64;              // V >= 2
-  int seq_len = 32;            // T >= 2; each row has T+1 tokens (inputs 0..T-1, targets 1..T)
-  double markov_alpha = 0.1;   // Dirichlet concentration of the bigram rows (markov, backcopy)
-  int triggers = 4;            // backcopy, firstrecall: number of trigger tokens k, 1 <= k < V
-  double trigger_prob = 0.1;   // firstrecall: insertion probability q of a trigger, in (0, 1);
-                               // lookup: probability of a fact and (separately) of a query, in (0, 0.5]
+  int vocab = 64;                   // V >= 2
+  int seq_len = 32;                 // T >= 2; each row has T+1 tokens (inputs 0..T-1, targets 1..T)
+  double markov_alpha = 0.1;        // Dirichlet concentration of the bigram rows (markov, backcopy)
+  int triggers = 4;                 // backcopy, firstrecall: number of trigger tokens k, 1 <= k < V
+  double trigger_prob = 0.1;        // firstrecall: insertion probability q of a trigger, in (0, 1);
+                                    // lookup: probability of a fact and (separately) of a query, in (0, 0.5]
   Filler filler = Filler::uniform;  // firstrecall
-  int keys = 4;                // lookup: keys K
-  int values = 8;              // lookup: values per key Nv
-  std::uint64_t seed = 1;      // the task's structure (transition matrix, trigger set) and stream
+  int keys = 4;                     // lookup: keys K
+  int values = 8;                   // lookup: values per key Nv
+  std::uint64_t seed = 1;           // the task's structure (transition matrix, trigger set) and stream
 };
 
 // The task's options as summary.json and checkpoints record them.
@@ -112,17 +114,17 @@ class DataGenerator {
   void fill_lookup(PhiloxStream& rng, std::int32_t* x, Kind* kind) const;       // also firstrecall-lookup
 
   DataConfig config_;
-  std::vector<double> transition_;   // (V,V) row-major, markov/backcopy
-  std::vector<double> stationary_;   // (V)
-  std::vector<char> is_trigger_;     // (V) backcopy, firstrecall
-  std::vector<int> fillers_;         // firstrecall, backcopy-indep: the non-trigger tokens (ascending)
-  std::vector<double> filler_cdf_;   // firstrecall markov: (n,n) cumulative rows over fillers_
+  std::vector<double> transition_;        // (V,V) row-major, markov/backcopy
+  std::vector<double> stationary_;        // (V)
+  std::vector<char> is_trigger_;          // (V) backcopy, firstrecall
+  std::vector<int> fillers_;              // firstrecall, backcopy-indep: the non-trigger tokens (ascending)
+  std::vector<double> filler_cdf_;        // firstrecall markov: (n,n) cumulative rows over fillers_
   std::vector<double> filler_start_cdf_;  // firstrecall markov: (n) cumulative stationary law
-  std::vector<double> row_cdf_;      // (V,V) cumulative rows of transition_, for sampling
-  std::vector<double> start_cdf_;    // cumulative law of the first token (markov: V entries;
-                                     // backcopy: V*V entries over the pair (x_{-1}, x_0))
-  double floor_ = 0.0;               // entropy floor of the T predictions, nats per token
-  double first_extra_ = 0.0;         // backcopy: extra entropy of predicting x_1 from x_0 alone
+  std::vector<double> row_cdf_;           // (V,V) cumulative rows of transition_, for sampling
+  std::vector<double> start_cdf_;         // cumulative law of the first token (markov: V entries;
+                                          // backcopy: V*V entries over the pair (x_{-1}, x_0))
+  double floor_ = 0.0;                    // entropy floor of the T predictions, nats per token
+  double first_extra_ = 0.0;              // backcopy: extra entropy of predicting x_1 from x_0 alone
 };
 
 }  // namespace p0sim::sim

@@ -38,13 +38,17 @@ namespace ly = layers;
 
 void validate(const ModelConfig& c) {
   // Upper bounds keep every buffer size far inside Index and int token ids.
-  if (c.vocab < 2 || c.vocab > (1 << 20)) throw UsageError("--vocab", "must be in 2..1048576, got " + std::to_string(c.vocab));
+  if (c.vocab < 2 || c.vocab > (1 << 20))
+    throw UsageError("--vocab", "must be in 2..1048576, got " + std::to_string(c.vocab));
   if (c.d_model < 1 || c.d_model > 65536)
     throw UsageError("--d-model", "must be in 1..65536, got " + std::to_string(c.d_model));
   if (c.heads < 1 || c.d_model % c.heads != 0)
-    throw UsageError("--heads", "must divide --d-model (" + std::to_string(c.d_model) + "), got " + std::to_string(c.heads));
-  if (c.layers < 1 || c.layers > 1024) throw UsageError("--layers", "must be in 1..1024, got " + std::to_string(c.layers));
-  if (c.d_ff < 1 || c.d_ff > (1 << 20)) throw UsageError("--d-ff", "must be in 1..1048576, got " + std::to_string(c.d_ff));
+    throw UsageError("--heads",
+                     "must divide --d-model (" + std::to_string(c.d_model) + "), got " + std::to_string(c.heads));
+  if (c.layers < 1 || c.layers > 1024)
+    throw UsageError("--layers", "must be in 1..1024, got " + std::to_string(c.layers));
+  if (c.d_ff < 1 || c.d_ff > (1 << 20))
+    throw UsageError("--d-ff", "must be in 1..1048576, got " + std::to_string(c.d_ff));
   if (c.seq_len < 2 || c.seq_len > 65536)
     throw UsageError("--seq-len", "must be in 2..65536, got " + std::to_string(c.seq_len));
   if (c.pos == PosEnc::rope && c.head_dim() % 2 != 0)
@@ -122,8 +126,17 @@ struct Model<Scalar>::Impl {
     if (mb < 1) throw std::invalid_argument("Model: max_batch must be >= 1");
     const Index B = mb, P = c.positions(), H = c.heads;
     const bool prefix = c.mask == Mask::prefix_bidirectional;
-    return {c.d_model, H, c.d_ff, c.vocab, P, c.layers, B, prefix ? B * P * (P + 1) / 2 : B * P,
-            prefix ? B * H * (P * (P + 1) * (2 * P + 1) / 6) : B * H * P * P, c.pos == PosEnc::rope, prefix};
+    return {c.d_model,
+            H,
+            c.d_ff,
+            c.vocab,
+            P,
+            c.layers,
+            B,
+            prefix ? B * P * (P + 1) / 2 : B * P,
+            prefix ? B * H * (P * (P + 1) * (2 * P + 1) / 6) : B * H * P * P,
+            c.pos == PosEnc::rope,
+            prefix};
   }
 
   Impl(const ModelConfig& config, int mb)
@@ -131,8 +144,15 @@ struct Model<Scalar>::Impl {
         layout(parameter_layout(config)),
         max_batch(mb),
         sizes(size_for(config, mb)),
-        C(sizes.C), H(sizes.H), D(C / H), F(sizes.F), V(sizes.V), P(sizes.P), L(sizes.L),
-        prefix(sizes.prefix), rope(sizes.rope),
+        C(sizes.C),
+        H(sizes.H),
+        D(C / H),
+        F(sizes.F),
+        V(sizes.V),
+        P(sizes.P),
+        L(sizes.L),
+        prefix(sizes.prefix),
+        rope(sizes.rope),
         mask(cfg.mask == Mask::causal ? ly::MaskKind::causal : ly::MaskKind::full),
         attn(cfg.attn),
         norm(cfg.norm),
@@ -190,13 +210,16 @@ struct Model<Scalar>::Impl {
   // rows [first, first+count) of an activation := abl_value (or 0) in every column
   void ablate(Matrix& m, Index first, Index count) {
     auto block = Matrix(m.data(), m.rows(), N).middleRows(first, count);
-    if (abl_value.size() == 0) block.setZero();
-    else block.colwise() = abl_value;
+    if (abl_value.size() == 0)
+      block.setZero();
+    else
+      block.colwise() = abl_value;
   }
 
   double forward(const std::int32_t* rows, int B) {
     if (B < 1 || B > max_batch)
-      throw std::invalid_argument("Model::forward: batch " + std::to_string(B) + " outside 1.." + std::to_string(max_batch));
+      throw std::invalid_argument("Model::forward: batch " + std::to_string(B) + " outside 1.." +
+                                  std::to_string(max_batch));
     lay_out(rows, B);
     ly::encoder_forward(a.res[0].data(), tokens.data(), positions.data(), p.tok_emb.data(), p.pos_emb.data(), N, C);
     for (Index l = 0; l < L; ++l) {
@@ -226,7 +249,8 @@ struct Model<Scalar>::Impl {
   }
 
   void backward() {
-    if (abl_layer != none) throw std::logic_error("Model::backward with an ablation set (ablations are for evaluation)");
+    if (abl_layer != none)
+      throw std::logic_error("Model::backward with an ablation set (ablations are for evaluation)");
     if (batch == 0) throw std::logic_error("Model::backward called before forward");
     ly::crossentropy_backward(a.dlogits.data(), a.probs.data(), targets.data(), N, V, S(1) / static_cast<S>(batch * P),
                               false);

@@ -31,7 +31,7 @@ struct ModelConfig {
 
   int positions() const { return seq_len + (bos ? 1 : 0); }  // P
   int embed_rows() const { return vocab + (bos ? 1 : 0); }
-  int head_dim() const { return d_model / heads; }            // D
+  int head_dim() const { return d_model / heads; }  // D
 };
 
 // Throws p0sim::UsageError naming the option (--d-model, --heads, --seq-len, --vocab, --pos, ...).
@@ -39,11 +39,11 @@ void validate(const ModelConfig& c);
 
 // One named tensor inside the flat parameter buffer (names and shapes exactly as DESIGN.md).
 struct TensorInfo {
-  std::string name;                  // e.g. "blocks.0.attn.wq"
-  std::vector<Eigen::Index> shape;   // row-major, e.g. {C, C}
-  Eigen::Index offset = 0;           // into the flat buffer
+  std::string name;                 // e.g. "blocks.0.attn.wq"
+  std::vector<Eigen::Index> shape;  // row-major, e.g. {C, C}
+  Eigen::Index offset = 0;          // into the flat buffer
   Eigen::Index size = 0;
-  bool decay = false;                // AdamW weight decay applies (matrices only)
+  bool decay = false;  // AdamW weight decay applies (matrices only)
 };
 std::vector<TensorInfo> parameter_layout(const ModelConfig& c);
 
@@ -85,10 +85,10 @@ class Model {
 
   // Activations of the last forward (batch = last_batch()):
   int last_batch() const;
-  const Scalar* logits() const;            // (B,P,V)
-  const Scalar* hidden(int l) const;       // l in 0..L: residual stream before block 0 / after block l-1, (B,P,C)
-  const Scalar* hidden_mid(int l) const;   // l in 0..L-1: after block l's attention sublayer, (B,P,C)
-  const Scalar* attention(int l) const;    // l in 0..L-1: (B,H,P,P), row = query, column = key, 0 where masked
+  const Scalar* logits() const;           // (B,P,V)
+  const Scalar* hidden(int l) const;      // l in 0..L: residual stream before block 0 / after block l-1, (B,P,C)
+  const Scalar* hidden_mid(int l) const;  // l in 0..L-1: after block l's attention sublayer, (B,P,C)
+  const Scalar* attention(int l) const;   // l in 0..L-1: (B,H,P,P), row = query, column = key, 0 where masked
   // prefix-bidirectional: position t's values (hidden, attention row, logits) are those of the
   // pass over the prefix 0..t, the pass that predicts token t+1.
 

@@ -20,19 +20,24 @@ inline bool unnormalised(Attn a) { return a == Attn::sigmoid; }
 }  // namespace p0sim::sim
 
 namespace p0sim {
-template <> struct EnumNames<sim::Mask> {
+template <>
+struct EnumNames<sim::Mask> {
   static constexpr std::array<std::string_view, 3> names = {"causal", "bidirectional", "prefix-bidirectional"};
 };
-template <> struct EnumNames<sim::Attn> {
+template <>
+struct EnumNames<sim::Attn> {
   static constexpr std::array<std::string_view, 3> names = {"softmax", "softmax1", "sigmoid"};
 };
-template <> struct EnumNames<sim::PosEnc> {
+template <>
+struct EnumNames<sim::PosEnc> {
   static constexpr std::array<std::string_view, 3> names = {"none", "rope", "absolute"};
 };
-template <> struct EnumNames<sim::Norm> {
+template <>
+struct EnumNames<sim::Norm> {
   static constexpr std::array<std::string_view, 2> names = {"rms", "layer"};
 };
-template <> struct EnumNames<sim::Act> {
+template <>
+struct EnumNames<sim::Act> {
   static constexpr std::array<std::string_view, 2> names = {"gelu", "relu"};
 };
 }  // namespace p0sim

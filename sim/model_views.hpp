@@ -41,7 +41,7 @@ struct ParamViews {
   Matrix pos_emb;             // (P,C) with pos=absolute, else empty
   std::vector<Block> blocks;  // L
   Norm norm_f;
-  Matrix lm_head;             // (V,C)
+  Matrix lm_head;  // (V,C)
 
   ParamViews(S* base, const std::vector<TensorInfo>& layout, int layers)
       : tok_emb(matrix(base, layout, "tok_emb")),
@@ -113,10 +113,10 @@ class ActivationViews {
   };
   struct Block {
     Norm norm1;
-    Matrix qkv;      // (3C,N) q;k;v per column, q and k after RoPE
-    Vector att;      // per sequence (H,len,len) probabilities, row = query, column = key, 0 where masked
-    Matrix atty;     // (C,N) attention output before wo, heads concatenated
-    Matrix mid;      // (C,N) residual stream after the attention sublayer
+    Matrix qkv;   // (3C,N) q;k;v per column, q and k after RoPE
+    Vector att;   // per sequence (H,len,len) probabilities, row = query, column = key, 0 where masked
+    Matrix atty;  // (C,N) attention output before wo, heads concatenated
+    Matrix mid;   // (C,N) residual stream after the attention sublayer
     Norm norm2;
     Matrix fch;      // (F,N) pre-activation; the forward overwrites it with the activation's derivative
     Matrix fch_act;  // (F,N) after the nonlinearity
@@ -132,8 +132,8 @@ class ActivationViews {
   std::vector<Matrix> res;    // L+1 x (C,N): res[0] the embeddings, res[l+1] after block l
   std::vector<Block> blocks;  // L
   Norm norm_f;
-  Matrix logits;              // (V,N)
-  Matrix probs;               // (V,N)
+  Matrix logits;  // (V,N)
+  Matrix probs;   // (V,N)
   // backward scratch
   Matrix dres;                // (C,N) gradient w.r.t. the residual stream
   Matrix dln;                 // (C,N) gradient w.r.t. a norm's output

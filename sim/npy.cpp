@@ -149,7 +149,9 @@ NpyArray read_npy(const fs::path& path) {
 }
 
 NpyArray parse_npy(const std::string& content, const std::string& file) {
-  auto fail = [&](const std::string& why) -> UsageError { return UsageError(file, "not a supported NPY file: " + why); };
+  auto fail = [&](const std::string& why) -> UsageError {
+    return UsageError(file, "not a supported NPY file: " + why);
+  };
   if (content.size() < kPreamble || content.compare(0, kMagicLen, kMagic, kMagicLen) != 0)
     throw fail("bad magic string (expected \\x93NUMPY)");
   const auto major = static_cast<unsigned char>(content[6]), minor = static_cast<unsigned char>(content[7]);
@@ -234,7 +236,8 @@ std::string file_bytes(const std::string& context, const std::string& dtype, con
   return out;
 }
 
-void write_raw(const fs::path& path, const std::string& dtype, const void* data, const std::vector<std::int64_t>& shape) {
+void write_raw(const fs::path& path, const std::string& dtype, const void* data,
+               const std::vector<std::int64_t>& shape) {
   const std::string bytes = file_bytes("write_npy " + path.string(), dtype, data, shape);
   AtomicFile file(path);
   file.stream().write(bytes.data(), static_cast<std::streamsize>(bytes.size()));

@@ -10,12 +10,12 @@
 namespace p0sim::sim {
 
 struct NpyArray {
-  std::string dtype;                 // "<f4", "<f8", "<i4" or "<i8"
+  std::string dtype;  // "<f4", "<f8", "<i4" or "<i8"
   std::vector<std::int64_t> shape;
-  std::vector<unsigned char> bytes;  // raw little-endian C-order data
-  std::int64_t size() const;         // product of shape
-  std::vector<float> as_float() const;          // from <f4 or <f8
-  std::vector<std::int64_t> as_int64() const;   // from <i4 or <i8
+  std::vector<unsigned char> bytes;            // raw little-endian C-order data
+  std::int64_t size() const;                   // product of shape
+  std::vector<float> as_float() const;         // from <f4 or <f8
+  std::vector<std::int64_t> as_int64() const;  // from <i4 or <i8
 };
 
 // Throws p0sim::UsageError("<path>", reason) on a missing file or a malformed/unsupported header

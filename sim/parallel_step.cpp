@@ -59,8 +59,8 @@ void ParallelStep::compute_job(void* self_ptr, int thread) {
   for (int c = self.next_chunk_.fetch_add(1, std::memory_order_relaxed); c < n;
        c = self.next_chunk_.fetch_add(1, std::memory_order_relaxed)) {
     const auto cs = static_cast<std::size_t>(c);
-    self.chunk_loss_[cs] = static_cast<double>(
-        replica.forward(self.rows_ + static_cast<std::ptrdiff_t>(self.chunk_first_[cs]) * row_len, self.chunk_rows_[cs]));
+    self.chunk_loss_[cs] = static_cast<double>(replica.forward(
+        self.rows_ + static_cast<std::ptrdiff_t>(self.chunk_first_[cs]) * row_len, self.chunk_rows_[cs]));
     replica.zero_grad();
     replica.backward();
     self.slots_.col(c) = replica.grads();
@@ -93,7 +93,8 @@ double ParallelStep::forward_backward(Model<float>& model, const std::int32_t* r
     model.backward();
     return loss;
   }
-  if (model.params().size() != slots_.rows()) throw std::invalid_argument("ParallelStep: model does not match the config");
+  if (model.params().size() != slots_.rows())
+    throw std::invalid_argument("ParallelStep: model does not match the config");
   model_ = &model;
   rows_ = rows;
   next_chunk_.store(0, std::memory_order_relaxed);

@@ -65,7 +65,7 @@ class ParallelStep {
   std::vector<int> chunk_rows_, chunk_first_;
   std::vector<double> chunk_loss_;
   std::vector<float> weights_;
-  std::vector<std::unique_ptr<Model<float>>> replicas_;  // one per thread
+  std::vector<std::unique_ptr<Model<float>>> replicas_;         // one per thread
   Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic> slots_;  // (nparams, chunks)
   std::unique_ptr<ThreadPool> pool_;
   // per-step state read by the workers

@@ -7,15 +7,25 @@ namespace {
 // A metric of the residual stream (after the block, and after its attention sublayer).
 template <double StateMetrics::*field>
 LayerMetric state(std::string name, std::string definition, std::string unit, bool in_results, bool mid_in_summary) {
-  return {std::move(name), std::move(definition), std::move(unit), [](const LayerProbe& lp) { return lp.state.*field; },
-          [](const LayerProbe& lp) { return lp.mid.*field; }, in_results, mid_in_summary};
+  return {std::move(name),
+          std::move(definition),
+          std::move(unit),
+          [](const LayerProbe& lp) { return lp.state.*field; },
+          [](const LayerProbe& lp) { return lp.mid.*field; },
+          in_results,
+          mid_in_summary};
 }
 
 // A summary of the layer's heads.
 template <double SinkMetrics::*field>
 LayerMetric heads(std::string name, std::string definition) {
-  return {std::move(name), std::move(definition), "fraction", [](const LayerProbe& lp) { return lp.sink.*field; },
-          nullptr, true, false};
+  return {std::move(name),
+          std::move(definition),
+          "fraction",
+          [](const LayerProbe& lp) { return lp.sink.*field; },
+          nullptr,
+          true,
+          false};
 }
 
 std::vector<LayerMetric> make_table() {
@@ -25,10 +35,12 @@ std::vector<LayerMetric> make_table() {
                                       false, false),
       state<&StateMetrics::p0_norm_ratio>("p0_norm_ratio", "p0_norm / rest_norm", "ratio", true, true),
       state<&StateMetrics::p1_norm_ratio>("p1_norm_ratio", "mean ||h_1|| / rest_norm", "ratio", false, true),
-      state<&StateMetrics::p0_cos>("p0_cos", "mean pairwise cosine of h_0 across probe sequences", "cosine", true, true),
-      state<&StateMetrics::massive_ratio>("massive_ratio", "max |h_0,i| / median over (t, i) of |h_t,i|", "ratio", false,
-                                          false),
-      heads<&SinkMetrics::sink_rate>("sink_rate", "fraction of the layer's heads whose attention to key 0 exceeds sink-eps"),
+      state<&StateMetrics::p0_cos>("p0_cos", "mean pairwise cosine of h_0 across probe sequences", "cosine", true,
+                                   true),
+      state<&StateMetrics::massive_ratio>("massive_ratio", "max |h_0,i| / median over (t, i) of |h_t,i|", "ratio",
+                                          false, false),
+      heads<&SinkMetrics::sink_rate>("sink_rate",
+                                     "fraction of the layer's heads whose attention to key 0 exceeds sink-eps"),
       heads<&SinkMetrics::attn_to_0>("attn_to_0", "mean over the layer's heads of the attention to key 0"),
       heads<&SinkMetrics::attn_to_1>("attn_to_1", "mean over the layer's heads of the attention to key 1"),
   };

@@ -50,7 +50,8 @@ Prober::Prober(const ModelConfig& model, const DataGenerator& data, const ProbeC
       // Active queries for the attention metrics: triggers (and lookup's queries in pure lookup);
       // the mixture's lookup queries are scored apart.
       active_[static_cast<std::size_t>(n) * P + t + bos] =
-          kinds_[static_cast<std::size_t>(n) * T + t] == Kind::active || kinds_[static_cast<std::size_t>(n) * T + t] == Kind::first;
+          kinds_[static_cast<std::size_t>(n) * T + t] == Kind::active ||
+          kinds_[static_cast<std::size_t>(n) * T + t] == Kind::first;
 }
 
 ProbeRecord Prober::probe(const Model<float>& trained, int step) {
@@ -94,8 +95,8 @@ ProbeRecord Prober::probe(const Model<float>& trained, int step) {
   r.layers.resize(static_cast<std::size_t>(L));
   for (int l = 0; l < L; ++l) {
     LayerProbe& lp = r.layers[static_cast<std::size_t>(l)];
-    lp.state = state_metrics(model_.hidden(l + 1), N, P, C);  // (N,P,C)
-    lp.mid = state_metrics(model_.hidden_mid(l), N, P, C);    // (N,P,C)
+    lp.state = state_metrics(model_.hidden(l + 1), N, P, C);                                          // (N,P,C)
+    lp.mid = state_metrics(model_.hidden_mid(l), N, P, C);                                            // (N,P,C)
     lp.heads = head_attention(model_.attention(l), N, H, P, proxy, has_active ? &active_ : nullptr);  // (N,H,P,P)
     lp.sink = sink_metrics(lp.heads, config_.sink_eps);
   }
@@ -128,10 +129,14 @@ Emergence analyse_trace(std::vector<ProbeRecord>& trace, const ProbeConfig& c, T
                        best_active >= c.emerge_attn;
     r.high_norm = first_high >= 0;
     r.sink = sink;
-    if (sink && (spread || p1_high)) r.stage = "transitional";
-    else if (sink && first_high >= 0 && first_high <= 1) r.stage = "final";
-    else if (first_high >= 0) r.stage = "early";
-    else r.stage = "none";
+    if (sink && (spread || p1_high))
+      r.stage = "transitional";
+    else if (sink && first_high >= 0 && first_high <= 1)
+      r.stage = "final";
+    else if (first_high >= 0)
+      r.stage = "early";
+    else
+      r.stage = "none";
   }
   // First step from which a claim holds at every later probe: walk back from the last probe.
   auto emergence = [&](bool ProbeRecord::*claim) -> std::optional<int> {
@@ -194,8 +199,10 @@ nlohmann::json probe_summary(const std::vector<ProbeRecord>& trace, const Emerge
   j["position_0"] = bos ? "the BOS position (the first position the model sees)" : "the first token";
   j["every"] = c.every;
   j["batch"] = c.batch;
-  j["thresholds"] = {{"emerge_attn", c.emerge_attn},   {"emerge_accuracy", c.emerge_accuracy},
-                     {"emerge_ratio", c.emerge_ratio}, {"emerge_cos", c.emerge_cos},
+  j["thresholds"] = {{"emerge_attn", c.emerge_attn},
+                     {"emerge_accuracy", c.emerge_accuracy},
+                     {"emerge_ratio", c.emerge_ratio},
+                     {"emerge_cos", c.emerge_cos},
                      {"sink_eps", c.sink_eps}};
   j["emergence"] = {{"identification", step_or_null(e.identification)},
                     {"high_norm", step_or_null(e.high_norm)},
@@ -211,7 +218,9 @@ nlohmann::json probe_summary(const std::vector<ProbeRecord>& trace, const Emerge
   for (const LayerProbe& lp : last.layers) {
     nlohmann::json heads = nlohmann::json::array();
     for (const HeadAttention& h : lp.heads)
-      heads.push_back({{"attn_to_0", json_number(h.attn_to_0)}, {"attn_to_1", json_number(h.attn_to_1)}, {"attn_to_0_active", json_number(h.attn_to_0_active)}});
+      heads.push_back({{"attn_to_0", json_number(h.attn_to_0)},
+                       {"attn_to_1", json_number(h.attn_to_1)},
+                       {"attn_to_0_active", json_number(h.attn_to_0_active)}});
     nlohmann::json layer{{"heads", heads}};
     for (const LayerMetric& m : layer_metrics()) {
       layer[m.name] = json_number(m.value(lp));

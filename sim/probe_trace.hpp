@@ -22,9 +22,9 @@
 namespace p0sim::sim {
 
 struct ProbeConfig {
-  int every = 0;             // probe before the first step, after every K-th and after the last; 0 = off
-  int batch = 64;            // N probe rows: batch 0 of data stream 1, the same at every probe
-  double emerge_attn = 0.5;  // identification: active-query attention to key 0 at least this
+  int every = 0;                 // probe before the first step, after every K-th and after the last; 0 = off
+  int batch = 64;                // N probe rows: batch 0 of data stream 1, the same at every probe
+  double emerge_attn = 0.5;      // identification: active-query attention to key 0 at least this
   double emerge_accuracy = 0.9;  // identification: copy accuracy at least this (firstrecall)
   double emerge_ratio = 2.0;     // high-norm direction: p0_norm_ratio at least this ...
   double emerge_cos = 0.9;       // ... and p0_cos at least this, at one layer
@@ -35,9 +35,9 @@ struct ProbeConfig {
 void validate(const ProbeConfig& c);
 
 struct LayerProbe {
-  StateMetrics state;  // residual stream after block l
-  StateMetrics mid;    // after block l's attention sublayer
-  SinkMetrics sink;    // over the layer's heads, eps = sink_eps
+  StateMetrics state;                // residual stream after block l
+  StateMetrics mid;                  // after block l's attention sublayer
+  SinkMetrics sink;                  // over the layer's heads, eps = sink_eps
   std::vector<HeadAttention> heads;  // (H)
 };
 
@@ -48,7 +48,7 @@ struct ProbeRecord {
   double first_accuracy = 0.0;  // firstrecall: at the first trigger of each row (NaN otherwise)
   double query_accuracy = 0.0;  // firstrecall-lookup: at the lookup queries (NaN otherwise)
   long scored = 0, first_scored = 0, query_scored = 0;  // how many predictions each accuracy counts
-  std::vector<LayerProbe> layers;     // (L)
+  std::vector<LayerProbe> layers;                       // (L)
   // Derived by analyse_trace:
   bool identification = false, high_norm = false, sink = false;
   std::string stage = "none";
@@ -61,7 +61,7 @@ class Prober {
   Prober(const ModelConfig& model, const DataGenerator& data, const ProbeConfig& config);
   ProbeRecord probe(const Model<float>& trained, int step);
   const std::vector<std::int32_t>& rows() const { return rows_; }  // (N,T+1)
-  const std::vector<Kind>& kinds() const { return kinds_; }         // (N,T)
+  const std::vector<Kind>& kinds() const { return kinds_; }        // (N,T)
   // The probe's own model (its parameters are the last probed ones): ablations are set on it.
   Model<float>& model() { return model_; }
 
@@ -102,7 +102,6 @@ Emergence analyse_trace(std::vector<ProbeRecord>& trace, const ProbeConfig& c, T
 void write_trace_csv(const std::filesystem::path& path, const std::vector<ProbeRecord>& trace);
 void write_heads_csv(const std::filesystem::path& path, const std::vector<ProbeRecord>& trace);
 // The "probe" section of summary.json.
-nlohmann::json probe_summary(const std::vector<ProbeRecord>& trace, const Emergence& e, const ProbeConfig& c,
-                             bool bos);
+nlohmann::json probe_summary(const std::vector<ProbeRecord>& trace, const Emergence& e, const ProbeConfig& c, bool bos);
 
 }  // namespace p0sim::sim

@@ -69,9 +69,7 @@ std::vector<HeadAttention> head_attention(const Scalar* attn, int N, int H, int 
           for (int k = 0; k < P; ++k) total += std::fabs(double(row[k]));
           scale = total > 0 ? 1.0 / total : 0.0;
         }
-        auto weight = [&](int key) {
-          return normalise_rows ? std::fabs(double(row[key])) * scale : double(row[key]);
-        };
+        auto weight = [&](int key) { return normalise_rows ? std::fabs(double(row[key])) * scale : double(row[key]); };
         const double a0 = weight(0);
         seq_to0 += a0;
         if (t >= 1) seq_to1 += weight(1);
@@ -108,6 +106,7 @@ SinkMetrics sink_metrics(const std::vector<HeadAttention>& heads, double eps) {
 template StateMetrics state_metrics<float>(const float*, int, int, int);
 template StateMetrics state_metrics<double>(const double*, int, int, int);
 template std::vector<HeadAttention> head_attention<float>(const float*, int, int, int, bool, const std::vector<char>*);
-template std::vector<HeadAttention> head_attention<double>(const double*, int, int, int, bool, const std::vector<char>*);
+template std::vector<HeadAttention> head_attention<double>(const double*, int, int, int, bool,
+                                                           const std::vector<char>*);
 
 }  // namespace p0sim::sim

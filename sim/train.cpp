@@ -28,14 +28,18 @@ void validate(const TrainConfig& c) {
   if (c.warmup < 0) throw UsageError("--warmup", "must be at least 0, got " + std::to_string(c.warmup));
   if (!(std::isfinite(c.adamw.weight_decay) && c.adamw.weight_decay >= 0.0))
     throw UsageError("--weight-decay", "must be a finite number >= 0, got " + fmt17(c.adamw.weight_decay));
-  if (!(c.adamw.beta1 >= 0.0 && c.adamw.beta1 < 1.0)) throw UsageError("--beta1", "must be in [0, 1), got " + fmt17(c.adamw.beta1));
-  if (!(c.adamw.beta2 >= 0.0 && c.adamw.beta2 < 1.0)) throw UsageError("--beta2", "must be in [0, 1), got " + fmt17(c.adamw.beta2));
-  if (!(std::isfinite(c.clip) && c.clip >= 0.0)) throw UsageError("--clip", "must be a finite number >= 0 (0 = off), got " + fmt17(c.clip));
+  if (!(c.adamw.beta1 >= 0.0 && c.adamw.beta1 < 1.0))
+    throw UsageError("--beta1", "must be in [0, 1), got " + fmt17(c.adamw.beta1));
+  if (!(c.adamw.beta2 >= 0.0 && c.adamw.beta2 < 1.0))
+    throw UsageError("--beta2", "must be in [0, 1), got " + fmt17(c.adamw.beta2));
+  if (!(std::isfinite(c.clip) && c.clip >= 0.0))
+    throw UsageError("--clip", "must be a finite number >= 0 (0 = off), got " + fmt17(c.clip));
   if (c.threads < 1) throw UsageError("--threads", "must be at least 1");
   if (c.log_every < 1) throw UsageError("--log-every", "must be at least 1");
   DataGenerator check(c.data);  // the data options' own checks
   validate(c.probe);
-  if (c.ablate && c.probe.every <= 0) throw UsageError("--ablate", "needs probes (--probe-every > 0): ablations are measured on the probe batch");
+  if (c.ablate && c.probe.every <= 0)
+    throw UsageError("--ablate", "needs probes (--probe-every > 0): ablations are measured on the probe batch");
 }
 
 double learning_rate(const TrainConfig& c, int step) {
@@ -65,7 +69,8 @@ std::string locate_non_finite(const Model<float>& model, bool gradients_too) {
     for (int l = 0; l < c.layers; ++l) {
       const std::string block = "blocks." + std::to_string(l);
       if (!all_finite(model.attention(l), B * H * P * P)) return "activation of " + block + ".attn (attention weights)";
-      if (!all_finite(model.hidden_mid(l), B * P * C)) return "activation of " + block + ".attn (residual after attention)";
+      if (!all_finite(model.hidden_mid(l), B * P * C))
+        return "activation of " + block + ".attn (residual after attention)";
       if (!all_finite(model.hidden(l + 1), B * P * C)) return "activation of " + block + ".mlp (block output)";
     }
     if (!all_finite(model.logits(), B * P * V)) return "activation of lm_head (logits)";
@@ -95,8 +100,10 @@ TrainResult train(Model<float>& model, const TrainConfig& c, const TrainControl&
   const int B = c.batch, T = c.model.seq_len;
   std::vector<std::int32_t> rows(static_cast<std::size_t>(B) * gen.row_length());  // (B,T+1)
 
-  if (control.initialise && !control.resume) control.initialise(model);
-  else model.init(c.seed);
+  if (control.initialise && !control.resume)
+    control.initialise(model);
+  else
+    model.init(c.seed);
   AdamW<float> opt(model.layout(), c.adamw);
   TrainResult result;
   result.entropy_floor = gen.entropy_floor(c.model.bos);
@@ -107,7 +114,8 @@ TrainResult train(Model<float>& model, const TrainConfig& c, const TrainControl&
     const auto n = model.params().size();
     if (static_cast<Eigen::Index>(st->params.size()) != n || static_cast<Eigen::Index>(st->adam_m.size()) != n ||
         static_cast<Eigen::Index>(st->adam_v.size()) != n)
-      throw RunError("checkpoint holds " + std::to_string(st->params.size()) + " parameters, the model has " + std::to_string(n));
+      throw RunError("checkpoint holds " + std::to_string(st->params.size()) + " parameters, the model has " +
+                     std::to_string(n));
     model.params() = Eigen::Map<const Eigen::VectorXf>(st->params.data(), n);
     opt.first_moment() = Eigen::Map<const Eigen::VectorXf>(st->adam_m.data(), n);
     opt.second_moment() = Eigen::Map<const Eigen::VectorXf>(st->adam_v.data(), n);
@@ -179,7 +187,8 @@ TrainResult train(Model<float>& model, const TrainConfig& c, const TrainControl&
     StepLog entry{s + 1, loss, lr, grad_norm, dt > 0.0 ? tokens_per_step / dt : 0.0};
     result.log.push_back(entry);
     if (control.on_step) control.on_step(entry);
-    if (prober && ((s + 1) % c.probe.every == 0 || s + 1 == c.steps)) result.probes.push_back(prober->probe(model, s + 1));
+    if (prober && ((s + 1) % c.probe.every == 0 || s + 1 == c.steps))
+      result.probes.push_back(prober->probe(model, s + 1));
     if (checkpointing && control.checkpoint_every > 0 && (s + 1) % control.checkpoint_every == 0 && s + 1 < c.steps)
       save(s + 1);
   }
@@ -193,9 +202,9 @@ TrainResult train(Model<float>& model, const TrainConfig& c, const TrainControl&
 }
 
 nlohmann::json to_json(const ModelConfig& c) {
-  return {{"vocab", c.vocab}, {"d_model", c.d_model}, {"heads", c.heads}, {"layers", c.layers},
-          {"d_ff", c.d_ff},   {"seq_len", c.seq_len}, {"mask", enum_name(c.mask)}, {"attn", enum_name(c.attn)},
-          {"pos", enum_name(c.pos)}, {"bos", c.bos}, {"norm", enum_name(c.norm)}, {"act", enum_name(c.act)}};
+  return {{"vocab", c.vocab},        {"d_model", c.d_model}, {"heads", c.heads},          {"layers", c.layers},
+          {"d_ff", c.d_ff},          {"seq_len", c.seq_len}, {"mask", enum_name(c.mask)}, {"attn", enum_name(c.attn)},
+          {"pos", enum_name(c.pos)}, {"bos", c.bos},         {"norm", enum_name(c.norm)}, {"act", enum_name(c.act)}};
 }
 
 nlohmann::json to_json(const TrainConfig& c) {
@@ -325,8 +334,9 @@ LoadedWeights load_weights(const fs::path& weights_dir, const std::string& optio
   w.config = model_config_from_json(j, option);
   if (seq_len > 0 && seq_len != w.config.seq_len) {
     if (w.config.pos == PosEnc::absolute)
-      throw UsageError("--tokens", "rows hold T=" + std::to_string(seq_len) + " inputs but the model's absolute positions are for T=" +
-                                       std::to_string(w.config.seq_len));
+      throw UsageError("--tokens",
+                       "rows hold T=" + std::to_string(seq_len) +
+                           " inputs but the model's absolute positions are for T=" + std::to_string(w.config.seq_len));
     w.config.seq_len = seq_len;
   }
   const auto layout = parameter_layout(w.config);
@@ -344,7 +354,8 @@ LoadedWeights load_weights(const fs::path& weights_dir, const std::string& optio
     }
     const std::vector<std::int64_t> want(t.shape.begin(), t.shape.end());
     if (a.shape != want)
-      throw UsageError(option, "'" + p.string() + "' has shape " + shape_str(a.shape) + ", expected " + shape_str(want));
+      throw UsageError(option,
+                       "'" + p.string() + "' has shape " + shape_str(a.shape) + ", expected " + shape_str(want));
     if (a.dtype != "<f4" && a.dtype != "<f8")
       throw UsageError(option, "'" + p.string() + "' has dtype " + a.dtype + ", expected <f4 (or <f8)");
     const auto v = a.as_float();
@@ -371,7 +382,7 @@ EvalResult evaluate(Model<float>& model, const std::int32_t* rows, std::int64_t 
     // The mean over all N*P predictions is the chunk means weighted by b/N (each chunk has b*P).
     const double weight = static_cast<double>(b) / static_cast<double>(N);
     loss += weight * static_cast<double>(model.forward(rows + n0 * row_len, b));
-    std::copy_n(model.logits(), b * P * V, r.logits.begin() + n0 * P * V);                       // (b,P,V)
+    std::copy_n(model.logits(), b * P * V, r.logits.begin() + n0 * P * V);  // (b,P,V)
     for (std::int64_t l = 0; l <= L; ++l)
       std::copy_n(model.hidden(static_cast<int>(l)), b * P * C, r.hidden.begin() + (l * N + n0) * P * C);  // (b,P,C)
     for (std::int64_t l = 0; l < L; ++l)

@@ -23,7 +23,8 @@ enum class Schedule { constant, cosine, count };
 }  // namespace p0sim::sim
 
 namespace p0sim {
-template <> struct EnumNames<sim::Schedule> {
+template <>
+struct EnumNames<sim::Schedule> {
   static constexpr std::array<std::string_view, 2> names = {"constant", "cosine"};
 };
 }  // namespace p0sim
@@ -32,19 +33,19 @@ namespace p0sim::sim {
 
 struct TrainConfig {
   ModelConfig model;
-  DataConfig data;       // data.vocab and data.seq_len must equal the model's
-  int batch = 32;        // B
+  DataConfig data;  // data.vocab and data.seq_len must equal the model's
+  int batch = 32;   // B
   int steps = 1000;
-  double lr = 1e-3;      // peak learning rate, > 0
-  int warmup = 0;        // linear warm-up steps: lr * (s+1)/warmup for step s < warmup
+  double lr = 1e-3;  // peak learning rate, > 0
+  int warmup = 0;    // linear warm-up steps: lr * (s+1)/warmup for step s < warmup
   Schedule schedule = Schedule::constant;
   AdamWConfig adamw;
-  double clip = 0.0;     // global gradient-norm clip; 0 = off
+  double clip = 0.0;  // global gradient-norm clip; 0 = off
   std::uint64_t seed = 1;
-  int threads = 1;       // threads splitting each step's batch (sim/parallel_step.hpp; results never depend on it)
+  int threads = 1;  // threads splitting each step's batch (sim/parallel_step.hpp; results never depend on it)
   int log_every = 100;
-  ProbeConfig probe;     // probes during training (off unless probe.every > 0)
-  bool ablate = false;   // at the end, ablate each layer-0 head and each MLP (ablations.csv; needs probes)
+  ProbeConfig probe;    // probes during training (off unless probe.every > 0)
+  bool ablate = false;  // at the end, ablate each layer-0 head and each MLP (ablations.csv; needs probes)
 };
 
 // Throws UsageError naming the option (--batch, --steps, --lr, --warmup, --clip, ... and the
@@ -57,21 +58,21 @@ void validate(const TrainConfig& c);
 double learning_rate(const TrainConfig& c, int step);
 
 struct StepLog {
-  int step = 0;          // 1-based count of finished steps
-  double loss = 0.0;     // mean loss of the step's batch (before the update)
+  int step = 0;       // 1-based count of finished steps
+  double loss = 0.0;  // mean loss of the step's batch (before the update)
   double lr = 0.0;
-  double grad_norm = 0.0;  // global L2 norm before clipping
+  double grad_norm = 0.0;     // global L2 norm before clipping
   double tokens_per_s = 0.0;  // B*T / wall time of this step (data, forward, backward, update)
 };
 
 struct TrainResult {
-  std::vector<StepLog> log;   // every step
-  double final_loss = 0.0;    // loss of the last step
+  std::vector<StepLog> log;  // every step
+  double final_loss = 0.0;   // loss of the last step
   double wall_seconds = 0.0;
-  double tokens_per_s = 0.0;  // over the whole run
-  double entropy_floor = 0.0; // of the task for the model's predictions (NaN if unknown)
-  std::vector<ProbeRecord> probes;  // in step order; empty when probing is off
-  Emergence emergence;              // from probes
+  double tokens_per_s = 0.0;           // over the whole run
+  double entropy_floor = 0.0;          // of the task for the model's predictions (NaN if unknown)
+  std::vector<ProbeRecord> probes;     // in step order; empty when probing is off
+  Emergence emergence;                 // from probes
   std::vector<AblationRow> ablations;  // with TrainConfig::ablate
 };
 
@@ -79,13 +80,13 @@ struct TrainResult {
 // The data and probe streams are counter-based (DataGenerator::fill(stream, batch index)), so
 // their positions follow from `step`.
 struct TrainState {
-  int step = 0;                        // finished optimiser steps
-  std::vector<float> params;           // flat, in parameter_layout order
-  std::vector<float> adam_m, adam_v;   // AdamW moments, same layout
+  int step = 0;                       // finished optimiser steps
+  std::vector<float> params;          // flat, in parameter_layout order
+  std::vector<float> adam_m, adam_v;  // AdamW moments, same layout
   std::int64_t adam_steps = 0;
-  std::vector<StepLog> log;            // steps 1..step
-  std::vector<ProbeRecord> probes;     // probes taken so far (raw fields)
-  double wall_seconds = 0.0;           // training time so far, over every session
+  std::vector<StepLog> log;         // steps 1..step
+  std::vector<ProbeRecord> probes;  // probes taken so far (raw fields)
+  double wall_seconds = 0.0;        // training time so far, over every session
 };
 
 // How a run is driven besides its configuration.
@@ -96,15 +97,15 @@ struct TrainControl {
   int checkpoint_every = 0;
   bool checkpoint_at_end = false;
   std::function<void(const TrainState&)> save_checkpoint;
-  std::string checkpoint_location;  // named in the divergence message
+  std::string checkpoint_location;     // named in the divergence message
   const TrainState* resume = nullptr;  // continue from this state instead of the initial weights
   // Initial weights instead of the seeded init (a warm start; ignored when resuming).
   std::function<void(Model<float>&)> initialise;
 };
 
-// Initialises `model` from the seed (or control.initialise, or the resume state) and trains it in place. Throws RunError
-// if the loss or the gradient stops being finite, naming the step, the first tensor holding a
-// non-finite value and the last good checkpoint.
+// Initialises `model` from the seed (or control.initialise, or the resume state) and trains it in place. Throws
+// RunError if the loss or the gradient stops being finite, naming the step, the first tensor holding a non-finite value
+// and the last good checkpoint.
 TrainResult train(Model<float>& model, const TrainConfig& c, const TrainControl& control);
 TrainResult train(Model<float>& model, const TrainConfig& c, const std::function<void(const StepLog&)>& on_step = {});
 
@@ -136,11 +137,11 @@ LoadedWeights load_weights(const std::filesystem::path& weights_dir, const std::
 
 // Runs the model over N token rows of shape (N, T+1) in chunks of model.max_batch().
 struct EvalResult {
-  double loss = 0.0;              // mean cross-entropy over all N*P predictions
-  std::vector<float> logits;      // (N,P,V)
-  std::vector<float> hidden;      // (L+1,N,P,C)
-  std::vector<float> attention;   // (L,N,H,P,P)
-  std::vector<float> grads;       // d(mean loss)/d(params), flat (empty unless asked)
+  double loss = 0.0;             // mean cross-entropy over all N*P predictions
+  std::vector<float> logits;     // (N,P,V)
+  std::vector<float> hidden;     // (L+1,N,P,C)
+  std::vector<float> attention;  // (L,N,H,P,P)
+  std::vector<float> grads;      // d(mean loss)/d(params), flat (empty unless asked)
 };
 EvalResult evaluate(Model<float>& model, const std::int32_t* rows, std::int64_t n_rows, bool with_grads);
 

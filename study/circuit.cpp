@@ -80,7 +80,8 @@ void validate(const CircuitPoint& p) {
   if (p.d < 4 || p.d > 4096) throw UsageError("--d", "must be in 4..4096, got " + std::to_string(p.d));
   if (p.T < 2 || p.T > 4096) throw UsageError("--T", "must be in 2..4096, got " + std::to_string(p.T));
   if (p.heads < 1 || p.d % p.heads != 0)
-    throw UsageError("--heads", "must divide every --d, got " + std::to_string(p.heads) + " for d = " + std::to_string(p.d));
+    throw UsageError("--heads",
+                     "must divide every --d, got " + std::to_string(p.heads) + " for d = " + std::to_string(p.d));
   const int V = p.vocab_size();
   if (V < 2 || V > p.d - 2)
     throw UsageError("--vocab", "must be in 2..d-2 (u and w need two directions outside the embeddings' span), got " +
@@ -135,9 +136,9 @@ void wire_circuit(sim::Model<double>& model, const CircuitPoint& p, std::uint64_
   Eigen::VectorXd rho(V);  // norm1 scale of each embedding: norm1(e_j) = rho_j e_j
   for (Index j = 0; j < V; ++j)
     rho(j) = 1.0 / std::sqrt(E.col(j).squaredNorm() / static_cast<double>(C) + sim::layers::norm_eps);
-  const Eigen::MatrixXd normed = E * rho.asDiagonal();                                          // (C,V)
-  const Eigen::MatrixXd wanted = p.alpha * E + p.beta * u * Eigen::RowVectorXd::Ones(V);         // (C,V)
-  const Eigen::MatrixXd pinv = normed.completeOrthogonalDecomposition().pseudoInverse();         // (V,C)
+  const Eigen::MatrixXd normed = E * rho.asDiagonal();                                    // (C,V)
+  const Eigen::MatrixXd wanted = p.alpha * E + p.beta * u * Eigen::RowVectorXd::Ones(V);  // (C,V)
+  const Eigen::MatrixXd pinv = normed.completeOrthogonalDecomposition().pseudoInverse();  // (V,C)
   Eigen::MatrixXd wv(C, C);
   wv.noalias() = wanted * pinv;
   view("blocks.0.attn.wv") = wv;  // (out,in): v = Wv x
@@ -151,8 +152,8 @@ void wire_circuit(sim::Model<double>& model, const CircuitPoint& p, std::uint64_
 
   const double R = theory::readout_at_p0_exact(p.d, p.beta, sim::layers::norm_eps);
   const double a = p.neuron_scale / R;
-  view("blocks.0.mlp.w1") = a * u.transpose();                         // (1,C)
-  view("blocks.0.mlp.w2") = (p.c / gelu_tanh(p.neuron_scale)) * w;     // (C,1)
+  view("blocks.0.mlp.w1") = a * u.transpose();                      // (1,C)
+  view("blocks.0.mlp.w2") = (p.c / gelu_tanh(p.neuron_scale)) * w;  // (C,1)
 
   // Layer 1: score = q.k/sqrt(D) = gamma^2 <n_t,w><n_k,w>/sqrt(D) = G <n_t,w><n_k,w>/C.
   const double gamma = std::sqrt(p.sink_gain * std::sqrt(static_cast<double>(D)) / static_cast<double>(C));
@@ -185,7 +186,7 @@ CircuitResult run_circuit(const CircuitPoint& p, const CircuitOptions& o) {
   long identified = 0, total = 0;
   double batch_weight = 0;
   std::vector<std::int32_t> rows(static_cast<std::size_t>(B) * (T + 1));  // (B,T+1)
-  std::vector<double> readout(static_cast<std::size_t>(T));              // (T) of one sequence
+  std::vector<double> readout(static_cast<std::size_t>(T));               // (T) of one sequence
   std::vector<char> seen(static_cast<std::size_t>(V));
 
   for (int m = 0; m < o.models; ++m) {
@@ -240,8 +241,8 @@ CircuitResult run_circuit(const CircuitPoint& p, const CircuitOptions& o) {
       done += b_now;
     }
   }
-  for (double* v : {&r.p0_norm_b0, &r.p0_norm_ratio_b0, &r.p0_cos_b0, &r.p0_norm_ratio_b1, &r.p0_cos_b1,
-                    &r.sink_rate, &r.attn_to_0, &r.attn_to_1})
+  for (double* v : {&r.p0_norm_b0, &r.p0_norm_ratio_b0, &r.p0_cos_b0, &r.p0_norm_ratio_b1, &r.p0_cos_b1, &r.sink_rate,
+                    &r.attn_to_0, &r.attn_to_1})
     *v /= batch_weight;
 
   r.margin_min = margin_min;
@@ -299,17 +300,16 @@ std::string circuit_csv_row(const CircuitPoint& p, const CircuitOptions& o, cons
   const double n = static_cast<double>(r.readout0.size());
   std::ostringstream s;
   s << p.d << ',' << p.T << ',' << p.vocab_size() << ',' << p.heads << ',' << fmt17(p.alpha) << ',' << fmt17(p.beta)
-    << ',' << fmt17(p.c) << ',' << fmt17(p.neuron_scale) << ',' << fmt17(p.sink_gain) << ',' << enum_name(p.mask)
-    << ',' << o.models << ',' << o.sequences << ',' << o.seed << ',' << fmt17(r.margin_min) << ','
-    << fmt17(r.margin_mean) << ',' << fmt17(r.identified_frac) << ',' << fmt17(r.identified_pred) << ','
+    << ',' << fmt17(p.c) << ',' << fmt17(p.neuron_scale) << ',' << fmt17(p.sink_gain) << ',' << enum_name(p.mask) << ','
+    << o.models << ',' << o.sequences << ',' << o.seed << ',' << fmt17(r.margin_min) << ',' << fmt17(r.margin_mean)
+    << ',' << fmt17(r.identified_frac) << ',' << fmt17(r.identified_pred) << ','
     << (causal ? readout_law(p).name() : "none") << ',' << r.readout0.size() << ',' << fmt17(r.readout0_mean) << ','
-    << fmt17(r.readout0_ci95) << ',' << fmt17(r.readout0_pred_mean) << ',' << fmt17(r.q10) << ','
-    << fmt17(r.pred_q10) << ',' << fmt17(r.q50) << ',' << fmt17(r.pred_q50) << ',' << fmt17(r.q90) << ','
-    << fmt17(r.pred_q90) << ',' << fmt17(r.ks) << ',' << fmt17(1.358 / std::sqrt(n)) << ','
-    << fmt17(r.readout0_max_dev) << ',' << fmt17(r.p0_norm_b0) << ',' << fmt17(r.p0_norm_pred) << ','
-    << fmt17(r.p0_norm_ratio_b0) << ',' << fmt17(r.p0_cos_b0) << ',' << fmt17(r.p0_norm_ratio_b1) << ','
-    << fmt17(r.p0_cos_b1) << ',' << fmt17(r.sink_rate) << ',' << fmt17(r.attn_to_0) << ',' << fmt17(r.attn_to_1)
-    << '\n';
+    << fmt17(r.readout0_ci95) << ',' << fmt17(r.readout0_pred_mean) << ',' << fmt17(r.q10) << ',' << fmt17(r.pred_q10)
+    << ',' << fmt17(r.q50) << ',' << fmt17(r.pred_q50) << ',' << fmt17(r.q90) << ',' << fmt17(r.pred_q90) << ','
+    << fmt17(r.ks) << ',' << fmt17(1.358 / std::sqrt(n)) << ',' << fmt17(r.readout0_max_dev) << ','
+    << fmt17(r.p0_norm_b0) << ',' << fmt17(r.p0_norm_pred) << ',' << fmt17(r.p0_norm_ratio_b0) << ','
+    << fmt17(r.p0_cos_b0) << ',' << fmt17(r.p0_norm_ratio_b1) << ',' << fmt17(r.p0_cos_b1) << ',' << fmt17(r.sink_rate)
+    << ',' << fmt17(r.attn_to_0) << ',' << fmt17(r.attn_to_1) << '\n';
   return s.str();
 }
 
@@ -322,10 +322,9 @@ std::string circuit_table_header() {
 
 std::string circuit_table_row(const CircuitPoint& p, const CircuitResult& r) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%5d %5d %7.3g %7.3g %8.4g %-13s %9.4g %9.3g %6.3f %8.4g %8.4g %7.3g %6.3f %6.2f\n", p.d,
-                p.T, p.alpha, p.beta, p.c, enum_name(p.mask).c_str(), r.margin_mean, r.margin_min,
-                r.identified_frac, r.readout0_mean, r.readout0_pred_mean, r.p0_norm_ratio_b0, r.p0_cos_b0,
-                r.sink_rate);
+  std::snprintf(buf, sizeof buf, "%5d %5d %7.3g %7.3g %8.4g %-13s %9.4g %9.3g %6.3f %8.4g %8.4g %7.3g %6.3f %6.2f\n",
+                p.d, p.T, p.alpha, p.beta, p.c, enum_name(p.mask).c_str(), r.margin_mean, r.margin_min,
+                r.identified_frac, r.readout0_mean, r.readout0_pred_mean, r.p0_norm_ratio_b0, r.p0_cos_b0, r.sink_rate);
   return buf;
 }
 

@@ -28,16 +28,16 @@
 namespace p0sim::study {
 
 struct CircuitPoint {
-  int d = 64;                // C
-  int T = 32;                // positions
-  int vocab = 0;             // V; 0 means d/2
-  int heads = 2;             // H, divides d
-  double alpha = -1.0;       // value map v_j = alpha e_j + beta u
-  double beta = 1.0;         // > 0
-  double c = 100.0;          // amplification written at a full readout
-  double neuron_scale = 3.0; // a R: the neuron's pre-activation at position 0 when alpha = -1
-  double sink_gain = 1000.0; // G: layer-1 score between two positions whose states are both along w
-                             // (large: competitors keep a large w-share too, so the key-0 edge is small)
+  int d = 64;                 // C
+  int T = 32;                 // positions
+  int vocab = 0;              // V; 0 means d/2
+  int heads = 2;              // H, divides d
+  double alpha = -1.0;        // value map v_j = alpha e_j + beta u
+  double beta = 1.0;          // > 0
+  double c = 100.0;           // amplification written at a full readout
+  double neuron_scale = 3.0;  // a R: the neuron's pre-activation at position 0 when alpha = -1
+  double sink_gain = 1000.0;  // G: layer-1 score between two positions whose states are both along w
+                              // (large: competitors keep a large w-share too, so the key-0 edge is small)
   sim::Mask mask = sim::Mask::causal;
 
   int vocab_size() const { return vocab > 0 ? vocab : d / 2; }
@@ -64,13 +64,13 @@ struct CircuitOptions {
 struct CircuitResult {
   // identification: margin = r_0 - max_{t>=1} r_t per sequence
   double margin_min = 0, margin_mean = 0;
-  double identified_frac = 0;   // margin > identify_tol
-  double identified_pred = 0;   // causal, alpha = -1: 1 - 1/V; bidirectional: 1/T (exchangeable); else NaN
+  double identified_frac = 0;  // margin > identify_tol
+  double identified_pred = 0;  // causal, alpha = -1: 1 - 1/V; bidirectional: 1/T (exchangeable); else NaN
   // readout law at position 0: one sample per (model, distinct first token)
   std::vector<double> readout0;  // the samples
   double readout0_mean = 0, readout0_ci95 = 0, readout0_pred_mean = 0;
   double q10 = 0, q50 = 0, q90 = 0, pred_q10 = 0, pred_q50 = 0, pred_q90 = 0;
-  double ks = 0;  // sup |F_empirical - F_law| (0 for a point mass that every sample hits to 1e-12)
+  double ks = 0;                // sup |F_empirical - F_law| (0 for a point mass that every sample hits to 1e-12)
   double readout0_max_dev = 0;  // alpha = -1: max |r_0 - R| (rounding)
   // DESIGN.md metrics after block 0 and block 1 (mean over batches of the per-batch metric)
   double p0_norm_b0 = 0, p0_norm_pred = 0, p0_norm_ratio_b0 = 0, p0_cos_b0 = 0;

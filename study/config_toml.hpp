@@ -15,8 +15,8 @@ struct TomlEntry {
   std::vector<std::string> items;  // an array's items (empty for a scalar)
   bool is_array = false;
   int line = 0;
-  std::string at;                  // "FILE:LINE", for error messages
-  std::string where;               // "FILE:LINE: key 'KEY'"
+  std::string at;     // "FILE:LINE", for error messages
+  std::string where;  // "FILE:LINE: key 'KEY'"
 };
 
 struct TomlSection {
@@ -27,8 +27,8 @@ struct TomlSection {
 
 struct TomlDocument {
   std::string path;
-  std::vector<TomlEntry> root;         // keys before any [section]
-  std::vector<TomlSection> sections;   // in file order
+  std::vector<TomlEntry> root;        // keys before any [section]
+  std::vector<TomlSection> sections;  // in file order
 };
 
 // Reads `path`; a missing or unreadable file or malformed TOML is a UsageError naming `option`,

@@ -30,9 +30,12 @@ std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vect
   std::vector<RunRecord> records(jobs.size());
   std::vector<std::size_t> order(jobs.size());
   for (std::size_t j = 0; j < jobs.size(); ++j) order[j] = j;
-  run_jobs(order, threads, [&](std::size_t j) {
+  run_jobs(
+      order, threads,
+      [&](std::size_t j) {
         const Job& job = jobs[j];
-        const std::uint64_t seed = derive_seed(base_seed, job.variant->name, static_cast<std::uint64_t>(job.seed_index));
+        const std::uint64_t seed =
+            derive_seed(base_seed, job.variant->name, static_cast<std::uint64_t>(job.seed_index));
         OptionValues options = variant_options(c, *job.variant);
         options.set("seed", std::to_string(seed), "--config");
         const TrainConfig tc = make_train_config(options, "--config");
@@ -61,7 +64,8 @@ std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vect
           write_run(dir, model, tc, r);
         }
         records[j] = RunRecord{job.variant->name, job.seed_index, seed, run_metrics(r)};
-      }, [&](std::size_t j) {
+      },
+      [&](std::size_t j) {
         if (on_done) on_done(records[j]);
       });
   return records;

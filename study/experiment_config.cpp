@@ -52,7 +52,8 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
     ExperimentVariant v{s.name.substr(9), {}};
     for (const TomlEntry& e : s.entries) {
       if (experiment_key(e.key) == nullptr) throw UsageError(option, unknown_key(e, s.name));
-      if (e.key == "seed") throw UsageError(option, e.where + ": 'seed' is the experiment's base seed; set it at the top level");
+      if (e.key == "seed")
+        throw UsageError(option, e.where + ": 'seed' is the experiment's base seed; set it at the top level");
       if (e.is_array) throw UsageError(option, e.where + ": expected a single value, not an array");
       OptionValues check;
       check.set(e.key, e.text, option + ": " + e.where);
@@ -73,7 +74,8 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   for (const auto& v : c.variants) {
     const TrainConfig t = make_train_config(variant_options(c, v), option);
     if (t.probe.every <= 0)
-      throw UsageError(option, where + ": variant '" + v.name + "': probe-every must be > 0 (the metrics come from probes)");
+      throw UsageError(option,
+                       where + ": variant '" + v.name + "': probe-every must be > 0 (the metrics come from probes)");
   }
   return c;
 }

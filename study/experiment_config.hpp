@@ -20,10 +20,10 @@ struct ExperimentVariant {
 };
 
 struct ExperimentConfig {
-  OptionValues base;                       // every run option, defaults filled in (`p0sim train`'s)
-  std::string main = "main";               // [experiment] main: the variant the claims are about
+  OptionValues base;                             // every run option, defaults filled in (`p0sim train`'s)
+  std::string main = "main";                     // [experiment] main: the variant the claims are about
   std::string control = "prefix-bidirectional";  // [experiment] control: the no-asymmetry control
-  std::vector<ExperimentVariant> variants;  // file order = table and results.csv order
+  std::vector<ExperimentVariant> variants;       // file order = table and results.csv order
 };
 
 // Reads the experiment TOML:

@@ -19,8 +19,13 @@ double step_value(const std::optional<int>& s) { return s ? static_cast<double>(
 
 ResultMetric run_metric(std::string name, std::string definition, std::string unit, bool in_verdict,
                         std::function<double(const RunMetrics&)> value) {
-  return {std::move(name), std::move(definition), false, std::move(unit), in_verdict,
-          [value = std::move(value)](const RunMetrics& m, std::size_t) { return value(m); }, {}};
+  return {std::move(name),
+          std::move(definition),
+          false,
+          std::move(unit),
+          in_verdict,
+          [value = std::move(value)](const RunMetrics& m, std::size_t) { return value(m); },
+          {}};
 }
 
 std::vector<ResultMetric> make_metrics() {
@@ -31,25 +36,37 @@ std::vector<ResultMetric> make_metrics() {
                  true, [](const RunMetrics& m) { return m.task_accuracy; }),
       run_metric("first_trigger_accuracy", "argmax accuracy at the first trigger of each row (firstrecall)", "fraction",
                  true, [](const RunMetrics& m) { return m.first_trigger_accuracy; }),
-      run_metric("l1_active_attn_to_0", "max over the sink-claim layer's heads of the active queries' attention to key 0",
-                 "fraction", true, [](const RunMetrics& m) { return m.l1_active_attn_to_0; }),
+      run_metric("l1_active_attn_to_0",
+                 "max over the sink-claim layer's heads of the active queries' attention to key 0", "fraction", true,
+                 [](const RunMetrics& m) { return m.l1_active_attn_to_0; }),
       run_metric("final_loss", "training-batch mean cross-entropy of the last step", "nats", false,
                  [](const RunMetrics& m) { return m.final_loss; }),
-      run_metric("emerged_identification", "first probe step from which identification holds to the end", "step",
-                 false, [](const RunMetrics& m) { return step_value(m.emerged_identification); }),
+      run_metric("emerged_identification", "first probe step from which identification holds to the end", "step", false,
+                 [](const RunMetrics& m) { return step_value(m.emerged_identification); }),
       run_metric("emerged_high_norm", "first probe step from which the high-norm P0 holds to the end", "step", false,
                  [](const RunMetrics& m) { return step_value(m.emerged_high_norm); }),
       run_metric("emerged_sink", "first probe step from which the sink holds to the end", "step", false,
                  [](const RunMetrics& m) { return step_value(m.emerged_sink); }),
       run_metric("emerged_all", "first probe step from which all three claims hold to the end", "step", false,
                  [](const RunMetrics& m) { return step_value(m.emerged_all); }),
-      {"stage", "Peng et al.'s stage at the last probe (none, early, transitional, final)", false, "stage", false, {},
+      {"stage",
+       "Peng et al.'s stage at the last probe (none, early, transitional, final)",
+       false,
+       "stage",
+       false,
+       {},
        [](const RunMetrics& m) { return m.stage; }},
   };
   for (const sim::LayerMetric& lm : sim::layer_metrics()) {
     if (!lm.in_results) continue;
-    t.push_back({lm.name, lm.definition + " (of layer l)", true, lm.unit, true,
-                 [value = lm.value](const RunMetrics& m, std::size_t l) { return l < m.layers.size() ? value(m.layers[l]) : kNaN; },
+    t.push_back({lm.name,
+                 lm.definition + " (of layer l)",
+                 true,
+                 lm.unit,
+                 true,
+                 [value = lm.value](const RunMetrics& m, std::size_t l) {
+                   return l < m.layers.size() ? value(m.layers[l]) : kNaN;
+                 },
                  {}});
   }
   return t;
@@ -74,8 +91,9 @@ RunMetrics run_metrics(const sim::TrainResult& r) {
   if (L > 0) {
     for (const sim::HeadAttention& h : last.layers[static_cast<std::size_t>(sim::first_sink_layer(L))].heads)
       if (std::isfinite(h.attn_to_0_active))
-        m.l1_active_attn_to_0 = std::isfinite(m.l1_active_attn_to_0) ? std::max(m.l1_active_attn_to_0, h.attn_to_0_active)
-                                                                     : h.attn_to_0_active;
+        m.l1_active_attn_to_0 = std::isfinite(m.l1_active_attn_to_0)
+                                    ? std::max(m.l1_active_attn_to_0, h.attn_to_0_active)
+                                    : h.attn_to_0_active;
   }
   m.layers = last.layers;
   const sim::Emergence& e = r.emergence;
@@ -128,8 +146,8 @@ std::string results_row(const std::vector<std::string>& identity, const RunMetri
 
 const std::vector<RenamedColumn>& renamed_columns() {
   static const std::vector<RenamedColumn> renamed = {
-      {"copy_accuracy", "task_accuracy"},        // it holds every task's accuracy, not only copies
-      {"probe_loss", "loss"},                    // train sweeps wrote the probe loss under this name
+      {"copy_accuracy", "task_accuracy"},  // it holds every task's accuracy, not only copies
+      {"probe_loss", "loss"},              // train sweeps wrote the probe loss under this name
       {"identification_step", "emerged_identification"},
       {"high_norm_step", "emerged_high_norm"},
       {"sink_step", "emerged_sink"},

@@ -24,8 +24,8 @@ struct RunMetrics {
   double l1_active_attn_to_0 = 0.0;     // max over the sink-claim layer's heads of active-query attention to key 0
   std::vector<sim::LayerProbe> layers;  // (L) of the last probe; per-layer columns read them
   std::optional<int> emerged_identification, emerged_high_norm, emerged_sink;
-  std::optional<int> emerged_all;       // the step from which all three claims hold
-  std::string stage;                    // of the last probe
+  std::optional<int> emerged_all;  // the step from which all three claims hold
+  std::string stage;               // of the last probe
 };
 RunMetrics run_metrics(const sim::TrainResult& r);
 // A per-layer metric (sim/probe_metrics.hpp) of every layer of the run, in layer order.
@@ -35,8 +35,8 @@ struct ResultMetric {
   std::string name;        // column name; per-layer metrics get one column name_l<l> per layer
   std::string definition;  // one line, for docs and plot titles
   bool per_layer = false;
-  std::string unit;        // "nats", "fraction", "ratio", "cosine", "step", "stage"
-  bool in_verdict = false; // verdicts give its mean and interval per variant
+  std::string unit;         // "nats", "fraction", "ratio", "cosine", "step", "stage"
+  bool in_verdict = false;  // verdicts give its mean and interval per variant
   std::function<double(const RunMetrics&, std::size_t layer)> value;  // NaN: undefined
   std::function<std::string(const RunMetrics&)> text;                 // text columns only (stage)
 };

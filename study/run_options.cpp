@@ -75,20 +75,24 @@ std::vector<RunOption> make_table() {
       integer("seq-len", "32", 2, 1 << 16, "Input tokens per row T (rows hold T+1 tokens)", "tokens"),
       integer("batch", "32", 1, 1 << 16, "Rows per step B", "rows"),
       names("task", Task::markov, "Synthetic task"),
-      real("markov-alpha", "0.1", 1e-3, 1e6, "Dirichlet concentration of the bigram rows (markov, backcopy, firstrecall --filler markov)"),
-      integer("triggers", "4", 1, 1 << 20, "Trigger tokens k of backcopy, backcopy-indep, firstrecall and firstrecall-lookup (1 <= k < V)"),
+      real("markov-alpha", "0.1", 1e-3, 1e6,
+           "Dirichlet concentration of the bigram rows (markov, backcopy, firstrecall --filler markov)"),
+      integer("triggers", "4", 1, 1 << 20,
+              "Trigger tokens k of backcopy, backcopy-indep, firstrecall and firstrecall-lookup (1 <= k < V)"),
       real("trigger-prob", "0.1", 0, 1,
            "firstrecall, backcopy-indep: trigger insertion probability per position, in (0, 1); lookup: "
            "probability of a fact and of a query, in (0, 0.5]; firstrecall-lookup: of a fact, a query and a "
            "trigger, in (0, 1/3]",
            true, true),
-      names("filler", sim::Filler::uniform, "firstrecall, backcopy-indep: filler tokens i.i.d. uniform, or a bigram chain"),
+      names("filler", sim::Filler::uniform,
+            "firstrecall, backcopy-indep: filler tokens i.i.d. uniform, or a bigram chain"),
       integer("keys", "4", 1, 1 << 20, "lookup: keys K (vocab >= values*(1+keys)+keys+2)"),
       integer("values", "8", 1, 1 << 20, "lookup: values per key"),
       integer("probe-every", "50", 0, kBillion,
               "Probe metrics (trace.csv, heads.csv) before step 1, every K steps and at the end; 0 = off", "steps"),
       integer("probe-batch", "64", 2, 1 << 16, "Rows of the fixed probe batch (data stream 1)", "rows"),
-      flag("ablate", "At the end, zero- and mean-ablate each layer-0 head and each MLP on the probe batch (ablations.csv)"),
+      flag("ablate",
+           "At the end, zero- and mean-ablate each layer-0 head and each MLP on the probe batch (ablations.csv)"),
       real("emerge-attn", "0.5", 0, 1, "Identification: active-query attention to key 0 at least this"),
       real("emerge-accuracy", "0.9", 0, 1, "Identification: firstrecall copy accuracy at least this"),
       real("emerge-ratio", "2", 0, 1e12, "High-norm direction: p0_norm_ratio at least this (with --emerge-cos)", true),
@@ -154,12 +158,16 @@ std::string range_text(const RunOption& o) {
 
 std::string RunOption::accepted() const {
   switch (type) {
-    case OptionType::integer: return "an integer in " + range_text(*this);
+    case OptionType::integer:
+      return "an integer in " + range_text(*this);
     case OptionType::real:
-      return max >= std::numeric_limits<double>::max() ? std::string("a finite number ") + (min_open ? "> " : ">= ") + fmt_shortest(min)
-                                                       : "a number in " + range_text(*this);
-    case OptionType::unsigned64: return "an unsigned integer in 0.." + std::to_string(~std::uint64_t{0});
-    case OptionType::flag: return "true or false";
+      return max >= std::numeric_limits<double>::max()
+                 ? std::string("a finite number ") + (min_open ? "> " : ">= ") + fmt_shortest(min)
+                 : "a number in " + range_text(*this);
+    case OptionType::unsigned64:
+      return "an unsigned integer in 0.." + std::to_string(~std::uint64_t{0});
+    case OptionType::flag:
+      return "true or false";
     case OptionType::name: {
       std::string out = "one of ";
       for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
@@ -187,8 +195,12 @@ std::string RunOption::check(const std::string& text) const {
            std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c) != 0; }) &&
            (text.size() < 20 || text <= "18446744073709551615");
       break;
-    case OptionType::flag: ok = text == "true" || text == "false"; break;
-    case OptionType::name: ok = std::find(names.begin(), names.end(), text) != names.end(); break;
+    case OptionType::flag:
+      ok = text == "true" || text == "false";
+      break;
+    case OptionType::name:
+      ok = std::find(names.begin(), names.end(), text) != names.end();
+      break;
   }
   return ok ? std::string() : "must be " + accepted() + ", got '" + text + "'";
 }

@@ -25,7 +25,8 @@ enum class WarmStart { none, circuit, count };
 }  // namespace p0sim::study
 
 namespace p0sim {
-template <> struct EnumNames<study::WarmStart> {
+template <>
+struct EnumNames<study::WarmStart> {
   static constexpr std::array<std::string_view, 2> names = {"none", "circuit"};
 };
 }  // namespace p0sim
@@ -34,18 +35,18 @@ namespace p0sim::study {
 
 // Where an option is accepted.
 enum Scope : unsigned {
-  kTrainOnly = 1,     // `p0sim train` only (not an experiment key or a sweep grid key)
-  kEveryRun = 2,      // train, sweep (base and grid key) and experiment (base and variant override)
+  kTrainOnly = 1,  // `p0sim train` only (not an experiment key or a sweep grid key)
+  kEveryRun = 2,   // train, sweep (base and grid key) and experiment (base and variant override)
 };
 
 struct RunOption {
-  std::string name;                // "d-model": flag --d-model, config / grid / variant key d-model
+  std::string name;  // "d-model": flag --d-model, config / grid / variant key d-model
   OptionType type = OptionType::integer;
-  std::string default_text;        // what an option not given means, as written in resolved configs
-  double min = 0, max = 0;         // accepted closed range (integer, real, unsigned64: digits only)
+  std::string default_text;                 // what an option not given means, as written in resolved configs
+  double min = 0, max = 0;                  // accepted closed range (integer, real, unsigned64: digits only)
   bool min_open = false, max_open = false;  // the bound itself is excluded
-  std::vector<std::string> names;  // type name: the accepted names (from the enum's name table)
-  std::string unit;                // "steps", "tokens", "" for none
+  std::vector<std::string> names;           // type name: the accepted names (from the enum's name table)
+  std::string unit;                         // "steps", "tokens", "" for none
   std::string help;
   unsigned scope = kEveryRun;
 

@@ -43,8 +43,7 @@ WelchResult welch_t_test(const std::vector<double>& a, const std::vector<double>
   }
   r.t = diff / std::sqrt(va + vb);
   // Welch-Satterthwaite: a zero-variance sample contributes nothing to the denominator.
-  r.dof = (va + vb) * (va + vb) /
-          (va * va / static_cast<double>(sa.n - 1) + vb * vb / static_cast<double>(sb.n - 1));
+  r.dof = (va + vb) * (va + vb) / (va * va / static_cast<double>(sa.n - 1) + vb * vb / static_cast<double>(sb.n - 1));
   boost::math::students_t_distribution<double, MathPolicy> t(r.dof);
   r.p_value = 2.0 * boost::math::cdf(boost::math::complement(t, std::fabs(r.t)));
   return r;

@@ -101,7 +101,8 @@ std::string SweepPlan::point_key(std::size_t point) const {
 }
 
 std::uint64_t SweepPlan::run_seed(std::uint64_t base_seed, std::size_t run) const {
-  return derive_seed(base_seed, point_key(run / static_cast<std::size_t>(seeds_)), run % static_cast<std::size_t>(seeds_));
+  return derive_seed(base_seed, point_key(run / static_cast<std::size_t>(seeds_)),
+                     run % static_cast<std::size_t>(seeds_));
 }
 
 std::string SweepPlan::run_id(std::size_t run) const {
@@ -136,7 +137,8 @@ ShardSpec parse_shard(const std::string& text) {
   const std::string i = text.substr(0, slash), n = text.substr(slash + 1);
   auto parse = [&](const std::string& t, int& out) {
     const auto r = std::from_chars(t.data(), t.data() + t.size(), out);
-    if (t.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size()) throw bad("has a part that is not a whole number");
+    if (t.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size())
+      throw bad("has a part that is not a whole number");
   };
   parse(i, s.index);
   parse(n, s.count);
@@ -191,7 +193,8 @@ Journal::Journal(fs::path path, std::string header, std::size_t id_fields, const
     if (ec) throw RunError("cannot reset " + path_.string() + ": " + ec.message());
   } else if (!text.empty()) {
     if (text.rfind(header_, 0) != 0)
-      throw UsageError(option, "'" + path_.string() + "' has other columns than this sweep writes (a different sweep?)");
+      throw UsageError(option,
+                       "'" + path_.string() + "' has other columns than this sweep writes (a different sweep?)");
     std::size_t pos = header_.size();
     keep = pos;
     while (pos < text.size()) {
@@ -199,7 +202,9 @@ Journal::Journal(fs::path path, std::string header, std::size_t id_fields, const
       if (nl == std::string::npos) break;  // torn last line of a killed run: dropped below
       const std::string row = text.substr(pos, nl - pos);
       const auto run = plan_.index_of(row_id(row, id_fields_));
-      if (!run) throw UsageError(option, "'" + path_.string() + "' holds a row that is not a run of this sweep: '" + row_id(row, id_fields_) + "'");
+      if (!run)
+        throw UsageError(option, "'" + path_.string() + "' holds a row that is not a run of this sweep: '" +
+                                     row_id(row, id_fields_) + "'");
       rows_[*run] = row;
       pos = keep = nl + 1;
     }
@@ -241,7 +246,10 @@ double now_seconds() {
 }
 
 Progress::Progress(std::size_t total, std::size_t already_done)
-    : total_(total), done_(already_done), started_with_(already_done), tty_(::isatty(STDERR_FILENO) == 1),
+    : total_(total),
+      done_(already_done),
+      started_with_(already_done),
+      tty_(::isatty(STDERR_FILENO) == 1),
       start_(now_seconds()) {}
 
 void Progress::finished(const std::string& what, double wall_seconds) {
@@ -252,7 +260,8 @@ void Progress::finished(const std::string& what, double wall_seconds) {
   if (tty_) {
     const int width = 30;
     const int filled = total_ > 0 ? static_cast<int>(width * done_ / total_) : width;
-    std::fprintf(stderr, "\r\033[K[%s%s] %zu/%zu  ETA %.0fs  last: %s", std::string(static_cast<std::size_t>(filled), '#').c_str(),
+    std::fprintf(stderr, "\r\033[K[%s%s] %zu/%zu  ETA %.0fs  last: %s",
+                 std::string(static_cast<std::size_t>(filled), '#').c_str(),
                  std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), done_, total_, eta, what.c_str());
   } else {
     std::fprintf(stderr, "[%zu/%zu] %s done in %.2fs, ETA %.0fs\n", done_, total_, what.c_str(), wall_seconds, eta);

@@ -134,9 +134,9 @@ class Progress {
 // After the first failure no new job starts; the first failure (in `jobs` order) is rethrown once
 // the running jobs end.
 struct JobResult {
-  std::string row;           // the results.csv row (without newline)
+  std::string row;  // the results.csv row (without newline)
   double wall_seconds = 0.0;
-  std::string worker;        // who ran it, for timings.csv: "t<thread>", or "r<rank>t<thread>" under MPI
+  std::string worker;  // who ran it, for timings.csv: "t<thread>", or "r<rank>t<thread>" under MPI
 };
 void run_pool(const std::vector<std::size_t>& jobs, int threads, const std::function<JobResult(std::size_t)>& job,
               const std::function<void(std::size_t, const JobResult&)>& on_done);

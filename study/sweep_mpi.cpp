@@ -32,8 +32,9 @@ namespace p0sim::study::mpi {
 Session::Session() {
   const char* world = std::getenv("OMPI_COMM_WORLD_SIZE");
   if (world != nullptr && std::string(world) != "1")
-    throw UsageError("mpirun", "this p0sim is built without MPI; build it with `cmake --preset mpi` (build-mpi/p0sim), "
-                               "or use --shard i/N");
+    throw UsageError("mpirun",
+                     "this p0sim is built without MPI; build it with `cmake --preset mpi` (build-mpi/p0sim), "
+                     "or use --shard i/N");
 }
 Session::~Session() = default;
 void Session::distribute(const std::vector<std::size_t>&, int, const std::function<sweep::JobResult(std::size_t)>&,
@@ -166,7 +167,8 @@ void Session::distribute(const std::vector<std::size_t>& jobs, int local_threads
       sweep::JobResult r;
       std::memcpy(&run, buffer.data(), sizeof run);
       std::memcpy(&r.wall_seconds, buffer.data() + sizeof run, sizeof r.wall_seconds);
-      r.row.assign(buffer.data() + sizeof run + sizeof r.wall_seconds, buffer.size() - sizeof run - sizeof r.wall_seconds);
+      r.row.assign(buffer.data() + sizeof run + sizeof r.wall_seconds,
+                   buffer.size() - sizeof run - sizeof r.wall_seconds);
       r.worker = std::to_string(status.MPI_SOURCE);
       r.worker.insert(0, 1, 'r');
       r.worker += "t0";

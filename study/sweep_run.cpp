@@ -31,7 +31,8 @@ std::string first_difference(const std::string& a, const std::string& b) {
     const bool ea = !std::getline(ia, la), eb = !std::getline(ib, lb);
     if (ea && eb) return "they are equal";
     if (ea || eb || la != lb)
-      return "line " + std::to_string(line) + ": '" + (ea ? std::string("(end)") : la) + "' vs '" + (eb ? std::string("(end)") : lb) + "'";
+      return "line " + std::to_string(line) + ": '" + (ea ? std::string("(end)") : la) + "' vs '" +
+             (eb ? std::string("(end)") : lb) + "'";
   }
 }
 
@@ -102,7 +103,9 @@ SweepRunSummary run_sweep(ResolvedSweep& rs, const SweepRunOptions& o) {
     std::error_code ec;
     const bool exists_nonempty = fs::is_directory(dir, ec) && !fs::is_empty(dir, ec);
     if (exists_nonempty && !o.resume && !o.force)
-      throw UsageError("--out", "'" + dir.string() + "' is not empty (pass --resume to continue the sweep in it, or --force to start over)");
+      throw UsageError(
+          "--out",
+          "'" + dir.string() + "' is not empty (pass --resume to continue the sweep in it, or --force to start over)");
     prepare_output_dir("--out", dir, true);
     if (exists_nonempty && o.resume && fs::exists(dir / "sweep.toml")) {
       const std::string old = slurp(dir / "sweep.toml");
@@ -153,7 +156,8 @@ SweepRunSummary run_sweep(ResolvedSweep& rs, const SweepRunOptions& o) {
 }
 
 MergeSummary merge_sweeps(const std::vector<std::string>& dirs, const fs::path& out, bool force) {
-  if (dirs.empty()) throw UsageError("DIR", "name the shard directories to merge (p0sim sweep-merge DIR_1 ... DIR_N --out DIR)");
+  if (dirs.empty())
+    throw UsageError("DIR", "name the shard directories to merge (p0sim sweep-merge DIR_1 ... DIR_N --out DIR)");
   if (out.empty()) throw UsageError("--out", "the merged sweep directory is required");
   std::string identity, first;
   for (const auto& d : dirs) {
@@ -165,8 +169,8 @@ MergeSummary merge_sweeps(const std::vector<std::string>& dirs, const fs::path& 
       identity = id;
       first = d;
     } else if (id != identity) {
-      throw UsageError("DIR", "'" + d + "' is a shard of a different sweep than '" + first + "' (sweep.toml differs at " +
-                                  first_difference(identity, id) + ")");
+      throw UsageError("DIR", "'" + d + "' is a shard of a different sweep than '" + first +
+                                  "' (sweep.toml differs at " + first_difference(identity, id) + ")");
     }
   }
   const SweepPlan plan = plan_from_toml(fs::path(dirs.front()) / "sweep.toml");
@@ -180,14 +184,18 @@ MergeSummary merge_sweeps(const std::vector<std::string>& dirs, const fs::path& 
       const std::string text = slurp(file);
       std::string& h = timing ? timing_header : header;
       if (h.empty()) h = first_line(text);
-      if (first_line(text) != h) throw UsageError("DIR", "'" + file.string() + "' has other columns than the first shard's");
+      if (first_line(text) != h)
+        throw UsageError("DIR", "'" + file.string() + "' has other columns than the first shard's");
       for (const auto& row : body_lines(text, h)) {
         const auto run = plan.index_of(sweep::row_id(row, id_fields));
-        if (!run) throw UsageError("DIR", "'" + file.string() + "' holds a row that is not a run of the sweep: '" + sweep::row_id(row, id_fields) + "'");
+        if (!run)
+          throw UsageError("DIR", "'" + file.string() + "' holds a row that is not a run of the sweep: '" +
+                                      sweep::row_id(row, id_fields) + "'");
         auto& target = timing ? times : rows;
         const auto [it, fresh] = target.emplace(*run, row);
         if (!fresh && it->second != row && !timing)
-          throw UsageError("DIR", "run '" + sweep::row_id(row, id_fields) + "' has different results in two shards ('" + file.string() + "')");
+          throw UsageError("DIR", "run '" + sweep::row_id(row, id_fields) + "' has different results in two shards ('" +
+                                      file.string() + "')");
       }
     }
   }
@@ -198,8 +206,8 @@ MergeSummary merge_sweeps(const std::vector<std::string>& dirs, const fs::path& 
         missing = r;
         break;
       }
-    throw UsageError("DIR", "the shards hold " + std::to_string(rows.size()) + " of the sweep's " + std::to_string(plan.runs()) +
-                                " runs (missing e.g. '" + plan.run_id(missing) +
+    throw UsageError("DIR", "the shards hold " + std::to_string(rows.size()) + " of the sweep's " +
+                                std::to_string(plan.runs()) + " runs (missing e.g. '" + plan.run_id(missing) +
                                 "'): finish the missing shard (p0sim sweep ... --shard i/N --resume) and merge again");
   }
   prepare_output_dir("--out", out, force);

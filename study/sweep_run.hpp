@@ -35,9 +35,9 @@ struct SweepRunOptions {
 };
 
 struct SweepRunSummary {
-  bool root = true;            // false on MPI ranks other than 0, which write nothing
-  std::size_t owned = 0;       // runs of this shard
-  std::size_t computed = 0;    // of them, run now (the others were already in results.csv)
+  bool root = true;          // false on MPI ranks other than 0, which write nothing
+  std::size_t owned = 0;     // runs of this shard
+  std::size_t computed = 0;  // of them, run now (the others were already in results.csv)
   double wall_seconds = 0.0;
   std::filesystem::path results;
 };

@@ -124,7 +124,8 @@ GridAxis theory_axis(const std::string& key, const std::string& list) {
   if (key == "estimator") return name_axis<McEstimator>(key, list);
   if (key == "d" || key == "T" || key == "heads") {
     const long lo = key == "d" ? 2 : 1, hi = key == "d" ? 1L << 16 : key == "T" ? 1L << 20 : 1L << 15;
-    return sweep::parse_axis(key, list, sweep::ValueKind::number, [&](const std::string& v) { parse_int_list(option, v, lo, hi); });
+    return sweep::parse_axis(key, list, sweep::ValueKind::number,
+                             [&](const std::string& v) { parse_int_list(option, v, lo, hi); });
   }
   if (key == "theta" || key == "mu" || key == "sigma" || key == "m")
     return sweep::parse_axis(key, list, sweep::ValueKind::number, [](const std::string&) {});
@@ -136,7 +137,8 @@ GridAxis theory_axis(const std::string& key, const std::string& list) {
 }  // namespace
 
 const std::vector<std::string>& theory_grid_keys() {
-  static const std::vector<std::string> keys = {"model", "d", "T", "theta", "mu", "sigma", "m", "heads", "mask", "estimator"};
+  static const std::vector<std::string> keys = {"model", "d", "T",     "theta", "mu",
+                                                "sigma", "m", "heads", "mask",  "estimator"};
   return keys;
 }
 
@@ -148,7 +150,8 @@ ResolvedSweep resolve_theory_sweep(const TheorySweepSpec& spec) {
   }
   for (const char* needed : {"d", "T"})
     if (std::none_of(axes.begin(), axes.end(), [&](const GridAxis& a) { return a.key == needed; }))
-      throw UsageError("--grid", std::string("--kind theory needs the key ") + needed + " (e.g. --grid d=16,64 --grid T=8:1024:x4)");
+      throw UsageError(
+          "--grid", std::string("--kind theory needs the key ") + needed + " (e.g. --grid d=16,64 --grid T=8:1024:x4)");
 
   ResolvedSweep rs;
   rs.plan = std::make_unique<SweepPlan>(axes, spec.seeds);
@@ -163,8 +166,8 @@ ResolvedSweep resolve_theory_sweep(const TheorySweepSpec& spec) {
   }
   rs.header = theory_header(plan);
   std::string toml = "# resolved sweep of 'p0sim sweep'; pass back with --config (and --out)\nkind = \"theory\"\n";
-  toml += "seeds = " + std::to_string(spec.seeds) + "\ntrials = " + std::to_string(spec.trials) + "\nseed = " + spec.seed +
-          "\n" + plan.grid_toml();
+  toml += "seeds = " + std::to_string(spec.seeds) + "\ntrials = " + std::to_string(spec.trials) +
+          "\nseed = " + spec.seed + "\n" + plan.grid_toml();
   toml += "# defaults of keys not in the grid:";
   for (const auto& [k, v] : theory_defaults()) toml += " " + k + "=" + v;
   rs.toml = toml + "\n";

@@ -16,8 +16,8 @@ const std::vector<std::string>& theory_grid_keys();
 struct TheorySweepSpec {
   std::vector<std::string> grid;  // KEY=LIST
   int seeds = 1;
-  std::int64_t trials = 2000;     // Monte-Carlo sequences per run
-  std::string seed = "1";         // the base seed, as given
+  std::int64_t trials = 2000;  // Monte-Carlo sequences per run
+  std::string seed = "1";      // the base seed, as given
 };
 
 // Validates the grid and every point (UsageError naming the grid key or the point).

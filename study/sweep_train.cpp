@@ -58,7 +58,8 @@ std::string point_dir_name(const SweepPlan& plan, std::size_t point) {
 
 GridAxis variant_axis(const TrainSweep& ts, const std::string& key, const std::string& list, const std::string& path) {
   if (!ts.experiment)
-    throw UsageError("--grid variant", "needs an experiment config with [variants.NAME] tables (--config or --experiment)");
+    throw UsageError("--grid variant",
+                     "needs an experiment config with [variants.NAME] tables (--config or --experiment)");
   return sweep::parse_axis(key, list, sweep::ValueKind::name, [&](const std::string& v) {
     std::string names;
     for (const auto& var : ts.experiment->variants) {
@@ -71,8 +72,9 @@ GridAxis variant_axis(const TrainSweep& ts, const std::string& key, const std::s
 
 GridAxis option_axis(const TrainSweep& ts, const std::string& key, const std::string& list) {
   if (kNotSweepable.count(key))
-    throw UsageError("--grid " + key, key == "seed" ? "is not a grid key: each run's seed is derived from --seed, the point and --seeds"
-                                                    : "is not a grid key (it only paces progress lines)");
+    throw UsageError("--grid " + key,
+                     key == "seed" ? "is not a grid key: each run's seed is derived from --seed, the point and --seeds"
+                                   : "is not a grid key (it only paces progress lines)");
   const RunOption* opt = find_run_option(key);
   if (opt == nullptr || !(opt->scope & kEveryRun)) {
     std::string accepted = ts.experiment ? "variant" : "";
@@ -81,10 +83,12 @@ GridAxis option_axis(const TrainSweep& ts, const std::string& key, const std::st
     throw UsageError("--grid", "unknown key '" + key + "' (accepted: " + accepted + ")");
   }
   const bool numeric = opt->type == OptionType::integer || opt->type == OptionType::real;
-  return sweep::parse_axis(key, list, numeric ? sweep::ValueKind::number : sweep::ValueKind::name, [&](const std::string& v) {
-    const std::string why = opt->check(v);
-    if (!why.empty()) throw UsageError("--grid " + key, "value '" + v + "': --" + key + ": " + why);
-  });
+  return sweep::parse_axis(key, list, numeric ? sweep::ValueKind::number : sweep::ValueKind::name,
+                           [&](const std::string& v) {
+                             const std::string why = opt->check(v);
+                             if (!why.empty())
+                               throw UsageError("--grid " + key, "value '" + v + "': --" + key + ": " + why);
+                           });
 }
 
 // sweep.toml: what `p0sim sweep --config` accepts back, plus the variants as comments so two
@@ -129,8 +133,8 @@ ResolvedSweep resolve_train_sweep(const TrainSweepSpec& spec) {
           for (const auto& [k, v] : var.overrides)
             for (const auto& other : axes)
               if (other.key == k)
-                throw UsageError("--grid " + k, "variant '" + name + "' sets '" + k +
-                                                    "' itself; sweep it or the variant, not both");
+                throw UsageError("--grid " + k,
+                                 "variant '" + name + "' sets '" + k + "' itself; sweep it or the variant, not both");
   }
 
   ResolvedSweep rs;
@@ -141,7 +145,8 @@ ResolvedSweep resolve_train_sweep(const TrainSweepSpec& spec) {
     try {
       tc = make_train_config(train_point_options(*ts, plan, p), "--grid");
     } catch (const UsageError& e) {
-      throw UsageError("--grid", "point " + (plan.point_key(p).empty() ? "(base)" : plan.point_key(p)) + ": " + e.what());
+      throw UsageError("--grid",
+                       "point " + (plan.point_key(p).empty() ? "(base)" : plan.point_key(p)) + ": " + e.what());
     }
     if (tc.probe.every <= 0)
       throw UsageError("--probe-every", "must be > 0 in a sweep (the metrics come from the probes)");

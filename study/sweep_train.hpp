@@ -14,7 +14,7 @@
 namespace p0sim::study {
 
 struct TrainSweepSpec {
-  OptionValues base;  // every run option, resolved (the CLI's over an experiment's base)
+  OptionValues base;                           // every run option, resolved (the CLI's over an experiment's base)
   std::optional<ExperimentConfig> experiment;  // its variants make the grid key `variant`
   std::string experiment_path;                 // as given, for messages and sweep.toml
   std::vector<std::string> grid;               // KEY=LIST

@@ -24,7 +24,6 @@ std::size_t max_layers(const std::vector<RunRecord>& runs) {
   return L;
 }
 
-
 // Verdict rules (documented in configs/p0sink.toml and the README):
 //  - a claim HOLDS for a variant when its emergence step exists (the claim holds from that probe to
 //    the end of training) in a strict majority of the variant's seeds;
@@ -62,7 +61,10 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
         if (std::isfinite(val)) x.push_back(val);
       }
       const Interval iv = mean_interval(x, kLevel);
-      metrics.push_back({{"metric", col.name}, {"n", iv.n}, {"mean", json_number(iv.mean)}, {"lo", json_number(iv.lo)},
+      metrics.push_back({{"metric", col.name},
+                         {"n", iv.n},
+                         {"mean", json_number(iv.mean)},
+                         {"lo", json_number(iv.lo)},
                          {"hi", json_number(iv.hi)}});
     }
     int id = 0, hn = 0, sk = 0;
@@ -92,11 +94,13 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
   const Claim claims[] = {
       {"identification", "l1_active_attn_to_0", [](const RunMetrics& m) { return m.l1_active_attn_to_0; },
        [](const RunMetrics& m) { return m.emerged_identification.has_value(); }},
-      {"high_norm", "max_l p0_norm_ratio", [&](const RunMetrics& m) { return max_of(layer_values(m, "p0_norm_ratio"), 0); },
+      {"high_norm", "max_l p0_norm_ratio",
+       [&](const RunMetrics& m) { return max_of(layer_values(m, "p0_norm_ratio"), 0); },
        [](const RunMetrics& m) { return m.emerged_high_norm.has_value(); }},
       {"sink", "max_{l>=1} sink_rate",
        [&](const RunMetrics& m) {
-         return max_of(layer_values(m, "sink_rate"), static_cast<std::size_t>(sim::first_sink_layer(static_cast<int>(m.layers.size()))));
+         return max_of(layer_values(m, "sink_rate"),
+                       static_cast<std::size_t>(sim::first_sink_layer(static_cast<int>(m.layers.size()))));
        },
        [](const RunMetrics& m) { return m.emerged_sink.has_value(); }},
   };
@@ -163,9 +167,10 @@ std::string verdict_table(const nlohmann::json& v) {
   out << "per variant: mean [95% Student-t interval] over seeds\n";
   for (const auto& name : v["variant_order"]) {
     const auto& t = v["variants"][name.get<std::string>()];
-    out << "\n" << name.get<std::string>() << " (" << t["runs"].get<int>() << " runs; emerged: identification "
-        << t["emerged"]["identification"].get<int>() << ", high-norm " << t["emerged"]["high_norm"].get<int>() << ", sink "
-        << t["emerged"]["sink"].get<int>() << ")\n";
+    out << "\n"
+        << name.get<std::string>() << " (" << t["runs"].get<int>() << " runs; emerged: identification "
+        << t["emerged"]["identification"].get<int>() << ", high-norm " << t["emerged"]["high_norm"].get<int>()
+        << ", sink " << t["emerged"]["sink"].get<int>() << ")\n";
     for (const auto& m : t["metrics"])
       out << "  " << std::left << std::setw(26) << m["metric"].get<std::string>() << std::right << std::setw(10)
           << num(m["mean"]) << "  [" << num(m["lo"]) << ", " << num(m["hi"]) << "]\n";

@@ -32,7 +32,8 @@ struct Outcome {
 // Runs p0sim in `cwd`; stderr is captured outside the scratch tree so it does not count as output.
 Outcome run_in(const fs::path& cwd, const std::string& args) {
   const fs::path err = fs::temp_directory_path() / ("p0sim_bad_stderr_" + std::to_string(::getpid()) + ".txt");
-  const std::string cmd = "cd '" + cwd.string() + "' && exec " + std::string(P0SIM_BINARY) + " " + args + " > /dev/null 2> " + err.string();
+  const std::string cmd =
+      "cd '" + cwd.string() + "' && exec " + std::string(P0SIM_BINARY) + " " + args + " > /dev/null 2> " + err.string();
   const int status = std::system(cmd.c_str());
   std::ifstream in(err);
   Outcome o;
@@ -47,7 +48,8 @@ Outcome run_in(const fs::path& cwd, const std::string& args) {
 std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>> listing(const fs::path& root) {
   std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>> out;
   for (const auto& e : fs::recursive_directory_iterator(root))
-    out[e.path().string()] = e.is_regular_file() ? std::pair{e.file_size(), e.last_write_time()} : std::pair{std::uintmax_t{0}, fs::file_time_type{}};
+    out[e.path().string()] = e.is_regular_file() ? std::pair{e.file_size(), e.last_write_time()}
+                                                 : std::pair{std::uintmax_t{0}, fs::file_time_type{}};
   return out;
 }
 
@@ -56,7 +58,8 @@ template <typename Listing>
 std::string changes(const Listing& before, const Listing& after) {
   std::string out;
   for (const auto& [path, meta] : after)
-    if (!before.count(path) || before.at(path) != meta) out += (before.count(path) ? "changed " : "added ") + path + "\n";
+    if (!before.count(path) || before.at(path) != meta)
+      out += (before.count(path) ? "changed " : "added ") + path + "\n";
   for (const auto& [path, meta] : before)
     if (!after.count(path)) out += "removed " + path + "\n";
   return out;
@@ -96,8 +99,8 @@ mask = "prefix-bidirectional"
 )";
 
 struct BadCase {
-  std::string args;     // run from the case's working directory W (outputs go there)
-  std::string names;    // the option or file the message must name
+  std::string args;   // run from the case's working directory W (outputs go there)
+  std::string names;  // the option or file the message must name
   int code = 2;
 };
 
@@ -114,7 +117,8 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
   REQUIRE(fs::exists(F / "run" / "checkpoint" / "state.ckpt"));
   REQUIRE(fs::exists(F / "run" / "checkpoint" / "state.prev.ckpt"));
   fs::create_directory(F / "empty");
-  for (const char* name : {"corrupt", "foreign", "w_missing", "w_shaped", "w_cfg"}) fs::copy(F / "run", F / name, fs::copy_options::recursive);
+  for (const char* name : {"corrupt", "foreign", "w_missing", "w_shaped", "w_cfg"})
+    fs::copy(F / "run", F / name, fs::copy_options::recursive);
   for (const char* name : {"corrupt", "foreign"}) fs::remove(F / name / "summary.json");
   for (const char* ckpt : {"state.ckpt", "state.prev.ckpt"}) {
     std::string bytes = slurp(F / "corrupt" / "checkpoint" / ckpt);
@@ -284,7 +288,7 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
     CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
     CHECK(o.err.find(c.names) != std::string::npos);
     CHECK(changes(before, listing(kScratch.root())) == "");  // nothing created, nothing rewritten
-    if (!fs::is_empty(W)) kScratch.fresh_dir("work");  // so one failure does not spill into the next case
+    if (!fs::is_empty(W)) kScratch.fresh_dir("work");        // so one failure does not spill into the next case
     ++checked;
   }
   CHECK(checked == static_cast<int>(cases.size()));

@@ -25,7 +25,9 @@ const fs::path& kRoot = scratch.root();
 using p0sim::test::Outcome;
 using p0sim::test::slurp;
 
-Outcome run_p0sim(const std::string& args) { return p0sim::test::run_shell(scratch, std::string(P0SIM_BINARY) + " " + args); }
+Outcome run_p0sim(const std::string& args) {
+  return p0sim::test::run_shell(scratch, std::string(P0SIM_BINARY) + " " + args);
+}
 
 // Small enough that prefix-bidirectional (one forward per prefix) runs in well under a second.
 const std::string kTinyConfig = R"(vocab = 16
@@ -74,13 +76,15 @@ TEST_CASE("experiment results.csv is byte-identical for --threads 1 and 2", "[cl
 
   // Header, then (variant order, seed) rows; seeds derived from (base seed, variant, index) so
   // adding a variant never changes another's runs.
-  CHECK(csv.rfind("variant,seed_index,seed,loss,task_accuracy,first_trigger_accuracy,l1_active_attn_to_0,final_loss,", 0) == 0);
-  CHECK(csv.find("emerged_identification,emerged_high_norm,emerged_sink,emerged_all,stage,p0_norm_ratio_l0,") != std::string::npos);
+  CHECK(csv.rfind("variant,seed_index,seed,loss,task_accuracy,first_trigger_accuracy,l1_active_attn_to_0,final_loss,",
+                  0) == 0);
+  CHECK(csv.find("emerged_identification,emerged_high_norm,emerged_sink,emerged_all,stage,p0_norm_ratio_l0,") !=
+        std::string::npos);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 5);
   CHECK(csv.find("\nmain,0," + std::to_string(p0sim::derive_seed(3, "main", 0)) + ",") != std::string::npos);
   CHECK(csv.find("\nmain,1,") < csv.find("\nprefix-bidirectional,0,"));
-  CHECK(csv.find("\nprefix-bidirectional,1," + std::to_string(p0sim::derive_seed(3, "prefix-bidirectional", 1)) + ",") !=
-        std::string::npos);
+  CHECK(csv.find("\nprefix-bidirectional,1," + std::to_string(p0sim::derive_seed(3, "prefix-bidirectional", 1)) +
+                 ",") != std::string::npos);
   CHECK(csv.find("rope") == std::string::npos);
 
   // Each run directory holds what `p0sim train` writes, and its config.toml replays the run.

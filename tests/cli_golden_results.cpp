@@ -46,16 +46,20 @@ TEST_CASE("a short experiment reproduces its golden results byte for byte", "[go
 
 TEST_CASE("a short training sweep reproduces its golden results byte for byte", "[golden]") {
   const fs::path out = scratch.root() / "sweep";
-  run_ok("sweep --vocab 16 --heads 2 --batch 8 --steps 12 --probe-every 6 --probe-batch 16 --task firstrecall "
-         "--layers 2 --grid d-model=8,16 --grid seq-len=4,8 --grid mask=causal,prefix-bidirectional --seeds 2 "
-         "--threads 2 --out '" + out.string() + "'");
+  run_ok(
+      "sweep --vocab 16 --heads 2 --batch 8 --steps 12 --probe-every 6 --probe-batch 16 --task firstrecall "
+      "--layers 2 --grid d-model=8,16 --grid seq-len=4,8 --grid mask=causal,prefix-bidirectional --seeds 2 "
+      "--threads 2 --out '" +
+      out.string() + "'");
   check_same(out / "results.csv", "sweep_train.results.csv");
   check_same(out / "sweep.toml", "sweep_train.sweep.toml");
 }
 
 TEST_CASE("a short theory sweep reproduces its golden results byte for byte", "[golden]") {
   const fs::path out = scratch.root() / "theory";
-  run_ok("sweep --kind theory --grid d=4,16 --grid T=4,8 --grid mask=causal,bidirectional --seeds 2 --trials 300 "
-         "--out '" + out.string() + "'");
+  run_ok(
+      "sweep --kind theory --grid d=4,16 --grid T=4,8 --grid mask=causal,bidirectional --seeds 2 --trials 300 "
+      "--out '" +
+      out.string() + "'");
   check_same(out / "results.csv", "sweep_theory.results.csv");
 }

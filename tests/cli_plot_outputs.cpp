@@ -28,7 +28,6 @@ using p0sim::test::slurp;
 Outcome run_shell(const std::string& cmd) { return p0sim::test::run_shell(scratch, cmd); }
 Outcome run_p0sim(const std::string& args) { return run_shell(std::string(P0SIM_BINARY) + " " + args); }
 
-
 fs::path fresh(const std::string& name) {
   const fs::path d = kRoot / name;
   fs::remove_all(d);
@@ -82,8 +81,7 @@ TEST_CASE("plot of a probed run writes emergence, per-head, heatmap and norm PNG
   for (const auto& e : fs::directory_iterator(run / "plots")) CHECK(e.path().extension() != ".tmp");
 }
 
-TEST_CASE("the probe dump holds causal attention rows that sum to 1 and a norm per layer and position",
-          "[cli][plot]") {
+TEST_CASE("the probe dump holds causal attention rows that sum to 1 and a norm per layer and position", "[cli][plot]") {
   const fs::path run = fresh("dump");
   REQUIRE(run_p0sim(kTinyRun + " --out " + run.string()).code == 0);
   const auto attn = p0sim::sim::read_npy(run / "probe" / "attn_mean.npy");
@@ -105,8 +103,7 @@ TEST_CASE("the probe dump holds causal attention rows that sum to 1 and a norm p
   for (float v : norm.as_float()) CHECK(v > 0.0f);
 }
 
-TEST_CASE("plot of an experiment draws one bar chart per numeric metric column and skips text columns",
-          "[cli][plot]") {
+TEST_CASE("plot of an experiment draws one bar chart per numeric metric column and skips text columns", "[cli][plot]") {
   const fs::path exp = fresh("experiment");
   fs::create_directories(exp);
   std::ofstream(exp / "results.csv") << "variant,seed_index,seed,final_loss,stage,emerged_sink\n"
@@ -125,8 +122,9 @@ TEST_CASE("plot of an experiment draws one bar chart per numeric metric column a
 TEST_CASE("plot of a theory cone CSV file draws the gap and the largest-norm probability", "[cli][plot]") {
   const fs::path dir = fresh("cone");
   fs::create_directories(dir);
-  REQUIRE(run_p0sim("theory cone --model gauss --d 4,16 --T 4,16 --trials 200 --out " + (dir / "cone.csv").string())
-              .code == 0);
+  REQUIRE(
+      run_p0sim("theory cone --model gauss --d 4,16 --T 4,16 --trials 200 --out " + (dir / "cone.csv").string()).code ==
+      0);
   const Outcome o = run_p0sim("plot " + (dir / "cone.csv").string());
   CAPTURE(o.err);
   REQUIRE(o.code == 0);
@@ -141,8 +139,9 @@ TEST_CASE("plot rejects bad input with one line and exit 2", "[cli][plot]") {
   const fs::path broken = fresh("broken_run");
   fs::create_directories(broken);
   std::ofstream(broken / "trace.csv") << "step,layer\n0,0\n";  // a run without the metric columns
-  for (const std::string& args : {"plot " + (kRoot / "no_such_dir").string(), "plot " + empty.string(),
-                                  "plot " + (empty / "notes.csv").string(), "plot " + broken.string(), std::string("plot")}) {
+  for (const std::string& args :
+       {"plot " + (kRoot / "no_such_dir").string(), "plot " + empty.string(), "plot " + (empty / "notes.csv").string(),
+        "plot " + broken.string(), std::string("plot")}) {
     CAPTURE(args);
     const Outcome o = run_p0sim(args);
     CHECK(o.code == 2);
@@ -168,8 +167,9 @@ namespace {
 // loss = d-model/100 + seq-len/1000 + seed_index/10000, so every cell's mean is known.
 void write_search(const fs::path& dir, bool full_grid) {
   fs::create_directories(dir);
-  std::string toml = "vocab = 16\nd-model = 16\nheads = 2\nseq-len = 8\nbatch = 8\nsteps = 2\nprobe-every = 1\n"
-                     "\n[experiment]\nmain = \"\"\ncontrol = \"\"\n";
+  std::string toml =
+      "vocab = 16\nd-model = 16\nheads = 2\nseq-len = 8\nbatch = 8\nsteps = 2\nprobe-every = 1\n"
+      "\n[experiment]\nmain = \"\"\ncontrol = \"\"\n";
   std::string csv = "variant,seed_index,seed,loss,copy_accuracy\n";
   for (int C : {16, 32})
     for (int T : {8, 16}) {
@@ -225,7 +225,8 @@ TEST_CASE("plot of an experiment with ablations draws per-variant ablation bars"
   fs::create_directories(exp);
   std::ofstream(exp / "results.csv") << "variant,seed_index,seed,loss\nmain,0,1,1.5\nmain,1,2,1.6\n";
   std::ofstream(exp / "ablations.csv")
-      << "variant,seed_index,component,mode,loss,accuracy,first_accuracy,l1_active_attn_to_0,p0_norm_ratio_l0,p0_norm_ratio_l1\n"
+      << "variant,seed_index,component,mode,loss,accuracy,first_accuracy,l1_active_attn_to_0,p0_norm_ratio_l0,p0_norm_"
+         "ratio_l1\n"
          "main,0,none,none,1.5,0.99,0.98,0.95,0.3,0.6\nmain,0,l0.mlp,mean,2.5,0.05,0.04,0.1,0.9,1.0\n"
          "main,1,none,none,1.6,0.97,0.96,0.93,0.4,0.7\nmain,1,l0.mlp,mean,2.4,0.07,0.06,0.12,0.8,0.9\n";
   const Outcome o = run_p0sim("plot " + exp.string());

@@ -122,8 +122,9 @@ TEST_CASE("eval on train's weights reproduces the trained model's logits bit for
   DataGenerator(c.data).fill(3, 0, N, rows.data());
   const fs::path tokens = kScratch.root() / "tokens.npy";
   write_npy(tokens, rows.data(), {N, 9});
-  REQUIRE(run_p0sim("eval --weights " + (run / "weights").string() + " --tokens " + tokens.string() + " --grads --out " +
-                out.string()).code == 0);
+  REQUIRE(run_p0sim("eval --weights " + (run / "weights").string() + " --tokens " + tokens.string() +
+                    " --grads --out " + out.string())
+              .code == 0);
 
   const double loss = model.forward(rows.data(), N);
   const auto logits = read_npy(out / "logits.npy");

@@ -41,7 +41,8 @@ std::string slurp(const fs::path& p) {
 
 Outcome run_p0sim(const std::string& args, const std::string& launcher = "") {
   const fs::path out = scratch.file("stdout.txt"), err = scratch.file("stderr.txt");
-  const std::string cmd = launcher + std::string(P0SIM_BINARY) + " " + args + " > " + out.string() + " 2> " + err.string();
+  const std::string cmd =
+      launcher + std::string(P0SIM_BINARY) + " " + args + " > " + out.string() + " 2> " + err.string();
   const int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
 }
@@ -85,9 +86,10 @@ TEST_CASE("sweep results.csv is byte-identical for --threads 1 and 2, in canonic
   const auto rows = lines(csv);
   REQUIRE(rows.size() == 1 + 2 * 2 * 2);
   // The one results schema of experiments and sweeps (study/results.hpp), after the grid keys.
-  CHECK(rows[0].rfind("d-model,seq-len,seed_index,seed,loss,task_accuracy,first_trigger_accuracy,l1_active_attn_to_0,"
-                      "final_loss,emerged_identification,emerged_high_norm,emerged_sink,emerged_all,stage,p0_norm_ratio_l0,",
-                      0) == 0);
+  CHECK(rows[0].rfind(
+            "d-model,seq-len,seed_index,seed,loss,task_accuracy,first_trigger_accuracy,l1_active_attn_to_0,"
+            "final_loss,emerged_identification,emerged_high_norm,emerged_sink,emerged_all,stage,p0_norm_ratio_l0,",
+            0) == 0);
   CHECK(rows[0].find("wall") == std::string::npos);  // timings live in timings.csv
   // Canonical order: axes by name, values ascending, last axis fastest, then the seed index.
   const char* ids[] = {"8,4,0,", "8,4,1,", "8,8,0,", "8,8,1,", "16,4,0,", "16,4,1,", "16,8,0,", "16,8,1,"};
@@ -179,7 +181,8 @@ TEST_CASE("sweep shards 0/2 and 1/2 merged equal the unsharded sweep", "[cli][sw
   CHECK(missing.err.find("4 of the sweep's 8 runs") != std::string::npos);
   const fs::path foreign = scratch.file("foreign");
   REQUIRE(run_p0sim(sweep_args("--shard 1/2 --warmup 3", foreign)).code == 0);
-  const Outcome mixed = run_p0sim("sweep-merge " + s0.string() + " " + foreign.string() + " --out " + scratch.file("m3").string());
+  const Outcome mixed =
+      run_p0sim("sweep-merge " + s0.string() + " " + foreign.string() + " --out " + scratch.file("m3").string());
   CHECK(mixed.code == 2);
   CHECK(mixed.err.find("different sweep") != std::string::npos);
   CHECK(std::count(mixed.err.begin(), mixed.err.end(), '\n') == 1);
@@ -205,7 +208,8 @@ TEST_CASE("sweep: adding a grid value leaves the other points' rows unchanged", 
 
 TEST_CASE("sweep --kind theory sweeps the cone model", "[cli][sweep]") {
   const std::string args =
-      "sweep --kind theory --grid d=8,32 --grid T=2:16:x8 --grid mask=causal,bidirectional --trials 400 --seeds 2 --seed 3";
+      "sweep --kind theory --grid d=8,32 --grid T=2:16:x8 --grid mask=causal,bidirectional --trials 400 --seeds 2 "
+      "--seed 3";
   const fs::path a = scratch.file("theory1"), b = scratch.file("theory2");
   REQUIRE(run_p0sim(args + " --threads 1 --out " + a.string()).code == 0);
   REQUIRE(run_p0sim(args + " --threads 2 --out " + b.string()).code == 0);
@@ -234,7 +238,8 @@ TEST_CASE("sweep --kind theory sweeps the cone model", "[cli][sweep]") {
 }
 
 TEST_CASE("sweep --kind theory takes the Monte-Carlo estimator as the grid key `estimator`", "[cli][sweep]") {
-  const std::string args = "sweep --kind theory --grid d=16 --grid T=8 --grid estimator=full,radial --trials 2000 --seed 4";
+  const std::string args =
+      "sweep --kind theory --grid d=16 --grid T=8 --grid estimator=full,radial --trials 2000 --seed 4";
   const fs::path a = scratch.file("theory_estimator1"), b = scratch.file("theory_estimator2");
   REQUIRE(run_p0sim(args + " --threads 1 --out " + a.string()).code == 0);
   REQUIRE(run_p0sim(args + " --threads 2 --out " + b.string()).code == 0);
@@ -251,13 +256,15 @@ TEST_CASE("sweep --kind theory takes the Monte-Carlo estimator as the grid key `
 
 TEST_CASE("sweep takes an experiment's variants as the grid key `variant`", "[cli][sweep]") {
   const fs::path cfg = scratch.file("exp.toml");
-  std::ofstream(cfg) << "vocab = 16\nd-model = 16\nheads = 2\nseq-len = 8\nbatch = 8\ntask = \"firstrecall\"\nsteps = 20\n"
-                        "lr = 3e-3\nprobe-every = 10\nprobe-batch = 16\nseed = 3\n\n[experiment]\nmain = \"main\"\n"
-                        "control = \"bidirectional\"\n\n[variants.main]\n\n[variants.bidirectional]\nmask = \"bidirectional\"\n"
-                        "\n[variants.rope]\npos = \"rope\"\n";
+  std::ofstream(cfg)
+      << "vocab = 16\nd-model = 16\nheads = 2\nseq-len = 8\nbatch = 8\ntask = \"firstrecall\"\nsteps = 20\n"
+         "lr = 3e-3\nprobe-every = 10\nprobe-batch = 16\nseed = 3\n\n[experiment]\nmain = \"main\"\n"
+         "control = \"bidirectional\"\n\n[variants.main]\n\n[variants.bidirectional]\nmask = \"bidirectional\"\n"
+         "\n[variants.rope]\npos = \"rope\"\n";
   const fs::path out = scratch.file("variants");
-  const Outcome o = run_p0sim("sweep --config " + cfg.string() +
-                              " --grid variant=main,bidirectional --grid seq-len=4,8 --threads 2 --keep-runs --out " + out.string());
+  const Outcome o =
+      run_p0sim("sweep --config " + cfg.string() +
+                " --grid variant=main,bidirectional --grid seq-len=4,8 --threads 2 --keep-runs --out " + out.string());
   REQUIRE(o.code == 0);
   const auto rows = lines(slurp(out / "results.csv"));
   REQUIRE(rows.size() == 1 + 4);
@@ -267,8 +274,9 @@ TEST_CASE("sweep takes an experiment's variants as the grid key `variant`", "[cl
   CHECK(fs::exists(out / "runs" / "seq-len=8_variant=bidirectional" / "seed-0" / "trace.csv"));
   CHECK(slurp(out / "sweep.toml").find("# variant bidirectional: mask=bidirectional") != std::string::npos);
   // A grid key that a listed variant sets itself is refused.
-  const Outcome clash = run_p0sim("sweep --config " + cfg.string() + " --grid variant=main,bidirectional --grid mask=causal --out " +
-                                  scratch.file("clash").string());
+  const Outcome clash =
+      run_p0sim("sweep --config " + cfg.string() + " --grid variant=main,bidirectional --grid mask=causal --out " +
+                scratch.file("clash").string());
   CHECK(clash.code == 2);
   CHECK(clash.err.find("--grid mask") != std::string::npos);
 }
@@ -331,9 +339,10 @@ TEST_CASE("p0sim plot SWEEP_DIR draws (d, T) heatmaps with their gnuplot scripts
   CHECK(fs::exists(plots / "sweep_p0_norm_ratio.png"));
   CHECK(fs::exists(plots / "sweep_p0_norm_ratio.gp"));
   const fs::path theory = scratch.file("theory_plot_src");
-  REQUIRE(run_p0sim("sweep --kind theory --grid d=8,16 --grid T=2,8 --grid mask=causal,bidirectional --trials 200 --out " +
-                    theory.string())
-              .code == 0);
+  REQUIRE(
+      run_p0sim("sweep --kind theory --grid d=8,16 --grid T=2,8 --grid mask=causal,bidirectional --trials 200 --out " +
+                theory.string())
+          .code == 0);
   const Outcome t = run_p0sim("plot " + theory.string());
   REQUIRE(t.code == 0);
   CHECK(fs::exists(theory / "plots" / "sweep_gap.png"));

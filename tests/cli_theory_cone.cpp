@@ -29,7 +29,8 @@ class TempDir {
  public:
   TempDir() {
     static int counter = 0;
-    path_ = fs::temp_directory_path() / ("p0sim_cli_theory_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    path_ = fs::temp_directory_path() /
+            ("p0sim_cli_theory_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
     fs::remove_all(path_);
     fs::create_directories(path_);
   }
@@ -67,7 +68,9 @@ TEST_CASE("theory cone writes identical CSV bytes with 1 and 2 threads", "[cli][
   REQUIRE(b.code == 0);
   const std::string csv = slurp(dir / "one.csv");
   REQUIRE(csv == slurp(dir / "two.csv"));
-  CHECK(csv.rfind("model,mask,d,T,t,theta,mu,sigma,m,heads,quantity,closed_form,mc_mean,mc_ci99_low,mc_ci99_high,z,trials,seed\n", 0) == 0);
+  CHECK(csv.rfind("model,mask,d,T,t,theta,mu,sigma,m,heads,quantity,closed_form,mc_mean,mc_ci99_low,mc_ci99_high,z,"
+                  "trials,seed\n",
+                  0) == 0);
   CHECK(csv.find("gauss,causal,16,9,8,,,1,0.5,1,p0_gap,") != std::string::npos);
   CHECK(a.out.find("gap_cf") != std::string::npos);  // the table
   CHECK(fs::exists(dir / "one.config.toml"));
@@ -75,7 +78,8 @@ TEST_CASE("theory cone writes identical CSV bytes with 1 and 2 threads", "[cli][
 
 TEST_CASE("theory cone reproduces its CSV from the resolved config it wrote", "[cli][theory]") {
   TempDir dir;
-  REQUIRE(run(dir, "--model cap --d 3,8 --T 5 --theta 0.5,3.14159 --positions 0,1,T-1 --trials 200 --out a.csv").code == 0);
+  REQUIRE(run(dir, "--model cap --d 3,8 --T 5 --theta 0.5,3.14159 --positions 0,1,T-1 --trials 200 --out a.csv").code ==
+          0);
   const Run again = run(dir, "--config a.config.toml --out b.csv");
   REQUIRE(again.code == 0);
   CHECK(slurp(dir / "a.csv") == slurp(dir / "b.csv"));
@@ -85,7 +89,8 @@ TEST_CASE("theory cone reproduces its CSV from the resolved config it wrote", "[
   CHECK(csv.find("cap,causal,3,5,2,") == std::string::npos);
 }
 
-TEST_CASE("theory cone takes --estimator from a TOML config, records it, and reproduces the CSV from it", "[cli][theory]") {
+TEST_CASE("theory cone takes --estimator from a TOML config, records it, and reproduces the CSV from it",
+          "[cli][theory]") {
   TempDir dir;
   std::ofstream(dir / "radial.toml") << "model = \"gauss\"\nd = [3, 16]\nT = 9\nheads = 1\nm = 0.5\ntrials = 500\n"
                                         "estimator = \"radial\"\n";

@@ -165,8 +165,9 @@ TEST_CASE("a train run killed at random instants resumes to the bytes of an unin
   const Outcome last = run_p0sim("train --resume " + killed.string());
   CAPTURE(last.err);
   REQUIRE(last.code == 0);
-  std::cerr << "kill/resume: " << kills << " SIGKILLs at random steps (newest checkpoint step after each: " << steps_seen
-            << "), uninterrupted run " << duration << " s\n";
+  std::cerr << "kill/resume: " << kills
+            << " SIGKILLs at random steps (newest checkpoint step after each: " << steps_seen << "), uninterrupted run "
+            << duration << " s\n";
   CHECK(kills >= 5);  // each aimed at a step before the last
   require_same_run(whole, killed);
   // A finished run resumes to nothing.
@@ -176,8 +177,9 @@ TEST_CASE("a train run killed at random instants resumes to the bytes of an unin
 
 TEST_CASE("a corrupt newest checkpoint is refused and the older one used", "[cli][resume]") {
   const fs::path whole = dir("whole2"), broken = dir("broken");
-  const std::string small = "train --vocab 8 --d-model 16 --heads 2 --d-ff 32 --seq-len 8 --batch 4 --steps 30 "
-                            "--probe-every 5 --checkpoint-every 4 --seed 2 --out ";
+  const std::string small =
+      "train --vocab 8 --d-model 16 --heads 2 --d-ff 32 --seq-len 8 --batch 4 --steps 30 "
+      "--probe-every 5 --checkpoint-every 4 --seed 2 --out ";
   REQUIRE(run_p0sim(small + whole.string()).code == 0);
   REQUIRE(run_p0sim(small + broken.string()).code == 0);
   // As if killed after the checkpoint at step 30 but before the results: then the newest is torn.
@@ -197,8 +199,9 @@ TEST_CASE("a corrupt newest checkpoint is refused and the older one used", "[cli
 TEST_CASE("a run started on one thread and resumed on two ends with the bytes of a one-thread run", "[cli][resume]") {
   const fs::path whole = dir("whole3"), resumed = dir("resumed3");
   // B * row FLOPs of this config give 5 chunks per step, so two threads really split the step.
-  const std::string run = "train --vocab 16 --d-model 64 --heads 4 --seq-len 32 --batch 16 --steps 20 --lr 3e-3 "
-                          "--task firstrecall --probe-every 5 --probe-batch 16 --checkpoint-every 6 --seed 5 --out ";
+  const std::string run =
+      "train --vocab 16 --d-model 64 --heads 4 --seq-len 32 --batch 16 --steps 20 --lr 3e-3 "
+      "--task firstrecall --probe-every 5 --probe-batch 16 --checkpoint-every 6 --seed 5 --out ";
   REQUIRE(run_p0sim(run + whole.string() + " --threads 1").code == 0);
   REQUIRE(run_p0sim(run + resumed.string() + " --threads 1").code == 0);
   // As if stopped after the checkpoint at step 18: drop the results and the newest checkpoint.
@@ -217,7 +220,8 @@ TEST_CASE("a run started on one thread and resumed on two ends with the bytes of
 // --lr 10 on the default config does not diverge: AdamW's normalised update and --clip 1 keep the
 // loss finite (about 199 after 1000 steps). --lr 100 does: the decoupled weight decay multiplies
 // every matrix by 1 - lr*wd = -9 per step, until the attention scores overflow (step 16).
-TEST_CASE("divergence under --lr 100 on the default config: exit 1 naming step, tensor and last checkpoint", "[cli][divergence]") {
+TEST_CASE("divergence under --lr 100 on the default config: exit 1 naming step, tensor and last checkpoint",
+          "[cli][divergence]") {
   const fs::path run = dir("diverge");
   const Outcome o = run_p0sim("train --lr 100 --checkpoint-every 5 --out " + run.string());
   CAPTURE(o.err);
@@ -234,15 +238,17 @@ TEST_CASE("divergence under --lr 100 on the default config: exit 1 naming step, 
 TEST_CASE("an experiment killed mid-run resumes: finished runs kept, the partial one continued, same bytes",
           "[cli][resume][experiment]") {
   const fs::path cfg = kScratch.root() / "exp.toml";
-  std::ofstream(cfg) << "vocab = 16\nd-model = 16\nheads = 2\nd-ff = 32\nseq-len = 8\nbatch = 4\nsteps = 60\n"
-                        "probe-every = 10\nprobe-batch = 8\ntask = \"firstrecall\"\ntriggers = 2\ncheckpoint-every = 3\n"
-                        "[experiment]\nmain = \"main\"\ncontrol = \"bidir\"\n[variants.main]\n"
-                        "[variants.bidir]\nmask = \"prefix-bidirectional\"\n";
+  std::ofstream(cfg)
+      << "vocab = 16\nd-model = 16\nheads = 2\nd-ff = 32\nseq-len = 8\nbatch = 4\nsteps = 60\n"
+         "probe-every = 10\nprobe-batch = 8\ntask = \"firstrecall\"\ntriggers = 2\ncheckpoint-every = 3\n"
+         "[experiment]\nmain = \"main\"\ncontrol = \"bidir\"\n[variants.main]\n"
+         "[variants.bidir]\nmask = \"prefix-bidirectional\"\n";
   const fs::path whole = dir("exp_whole"), killed = dir("exp_killed");
   const std::string base = "experiment --seeds 2 --threads 1 --config " + cfg.string() + " --out ";
   REQUIRE(run_p0sim(base + whole.string()).code == 0);
   // Jobs run in order main/seed-0, main/seed-1, bidir/...: kill inside main/seed-1.
-  REQUIRE(kill_at_step(base + killed.string(), killed / "runs" / "main" / "seed-1" / "checkpoint" / "state.ckpt", 20, 0.0));
+  REQUIRE(
+      kill_at_step(base + killed.string(), killed / "runs" / "main" / "seed-1" / "checkpoint" / "state.ckpt", 20, 0.0));
   CHECK(fs::exists(killed / "runs" / "main" / "seed-0" / "summary.json"));
   CHECK_FALSE(fs::exists(killed / "runs" / "main" / "seed-1" / "summary.json"));
   CHECK_FALSE(fs::exists(killed / "results.csv"));

@@ -61,7 +61,7 @@ constexpr int kRows = 40000;
 
 // n_rows rows of batch 0 of stream 0 and what the task scores at each input position.
 struct Drawn {
-  std::vector<std::int32_t> rows;      // (n_rows, T+1)
+  std::vector<std::int32_t> rows;       // (n_rows, T+1)
   std::vector<p0sim::sim::Kind> kinds;  // (n_rows, T)
 };
 Drawn draw_with_kinds(const DataGenerator& gen, int n_rows) {
@@ -149,7 +149,8 @@ TEST_CASE("backcopy copies the token before a trigger and otherwise follows the 
     const std::int32_t* x = &rows[r * N];
     for (int t = 2; t < N; ++t) {
       if (is_trig[static_cast<std::size_t>(x[t - 1])]) (x[t] == x[t - 2] ? copies : other_after_trigger)++;
-      if (is_trig[static_cast<std::size_t>(x[t - 1])] && is_trig[static_cast<std::size_t>(x[t])]) ++consecutive_triggers;
+      if (is_trig[static_cast<std::size_t>(x[t - 1])] && is_trig[static_cast<std::size_t>(x[t])])
+        ++consecutive_triggers;
     }
   }
   CHECK(copies > 1000);  // the rule is exercised, not vacuous
@@ -391,7 +392,7 @@ TEST_CASE("lookup answers a query with the latest value of its key, or none", "[
     }
   }
   CHECK(answered > 5000);
-  CHECK(nones > 500);               // both kinds of answer occur
+  CHECK(nones > 500);  // both kinds of answer occur
   CHECK(answered - nones > 2000);
   CHECK(wrong == 0);
   CHECK(mismarked == 0);
@@ -430,7 +431,8 @@ TEST_CASE("backcopy-indep copies the token before each inserted trigger and mark
   CHECK(copies_of_x0 < 0.2 * active);
 }
 
-TEST_CASE("firstrecall-lookup answers queries like lookup and copies position 0 after each inserted trigger", "[data]") {
+TEST_CASE("firstrecall-lookup answers queries like lookup and copies position 0 after each inserted trigger",
+          "[data]") {
   using p0sim::sim::Kind;
   DataConfig cfg;
   cfg.task = Task::firstrecall_lookup;
@@ -456,7 +458,9 @@ TEST_CASE("firstrecall-lookup answers queries like lookup and copies position 0 
       const bool is_query = fresh && x[t] >= 16 && x[t] <= 18;
       const bool is_trigger = fresh && t >= 1 && x[t] >= 24;
       if (t < T) {
-        const Kind want = is_query ? Kind::query : is_trigger ? (seen_trigger ? Kind::active : Kind::first) : Kind::none;
+        const Kind want = is_query     ? Kind::query
+                          : is_trigger ? (seen_trigger ? Kind::active : Kind::first)
+                                       : Kind::none;
         mismarked += k[t] != want;
         firsts += k[t] == Kind::first;
       }

@@ -58,8 +58,8 @@ double copy_head_attention(const ProbeRecord& r) {
 // is a trigger it is the only trigger before t, so b_i = 1. The number of hits is a sum of
 // independent Bernoulli(p_i <= b_i) (probe rows are independent of training).
 struct Chance {
-  double mean = 0.0;      // sum b_i / n
-  double sd = 0.0;        // sqrt(sum b_i (1 - b_i)) / n: the spread of the accuracy
+  double mean = 0.0;  // sum b_i / n
+  double sd = 0.0;    // sqrt(sum b_i (1 - b_i)) / n: the spread of the accuracy
   long n = 0;
 };
 Chance first_trigger_chance(const TrainConfig& c) {

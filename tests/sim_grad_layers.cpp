@@ -43,7 +43,8 @@ TEST_CASE("norm backward matches finite differences", "[sim][grad]") {
   CAPTURE(static_cast<int>(kind));
   const Index N = 5, C = 7;
   PhiloxStream rng(11, 0);
-  Buf x = normal(N * C, 1.0, rng, 0.3), w = normal(C, 0.3, rng, 1.0), b = normal(C, 0.3, rng), R = normal(N * C, 1.0, rng);
+  Buf x = normal(N * C, 1.0, rng, 0.3), w = normal(C, 0.3, rng, 1.0), b = normal(C, 0.3, rng),
+      R = normal(N * C, 1.0, rng);
   Buf y(N * C), mean(N), rstd(N);
   const double* bias = kind == Norm::layer ? b.data() : nullptr;
   auto loss = [&] {
@@ -138,16 +139,16 @@ TEST_CASE("rope backward matches finite differences and rotates NeoX pairs", "[s
   CHECK(err(x, dx, loss) < tol);
 }
 
-TEST_CASE("attention backward matches finite differences for every mask and attention function",
-          "[sim][grad]") {
+TEST_CASE("attention backward matches finite differences for every mask and attention function", "[sim][grad]") {
   const auto mask = GENERATE(MaskKind::causal, MaskKind::full);
   const auto attn = GENERATE(Attn::softmax, Attn::softmax1, Attn::sigmoid);
   const bool packed = GENERATE(false, true);  // equal sequences, or packed prefixes of lengths 1,2,3,4
   // Tiny heads and lengths, and the fused kernel's full-width path: head dims 16 and 32 (whole
   // 16-lane chunks) with lengths that are not multiples of its 4-query blocks.
-  const auto shape = GENERATE(std::make_tuple(Index{6}, Index{2}, std::vector<Index>{1, 2, 3, 4}, std::vector<Index>{4, 4}),
-                              std::make_tuple(Index{32}, Index{2}, std::vector<Index>{1, 17, 33}, std::vector<Index>{17, 17}),
-                              std::make_tuple(Index{64}, Index{2}, std::vector<Index>{5, 19}, std::vector<Index>{21, 33}));
+  const auto shape =
+      GENERATE(std::make_tuple(Index{6}, Index{2}, std::vector<Index>{1, 2, 3, 4}, std::vector<Index>{4, 4}),
+               std::make_tuple(Index{32}, Index{2}, std::vector<Index>{1, 17, 33}, std::vector<Index>{17, 17}),
+               std::make_tuple(Index{64}, Index{2}, std::vector<Index>{5, 19}, std::vector<Index>{21, 33}));
   const Index C = std::get<0>(shape), H = std::get<1>(shape);
   CAPTURE(static_cast<int>(mask), static_cast<int>(attn), packed, C, H);
   std::vector<Sequence> seqs;

@@ -74,7 +74,8 @@ TEST_CASE("model gradient matches finite differences for every variant", "[sim][
   cfg.bos = bos;
   cfg.norm = norm;
   cfg.act = act;
-  CAPTURE(p0sim::enum_name(mask), p0sim::enum_name(attn), p0sim::enum_name(pos), bos, p0sim::enum_name(norm), p0sim::enum_name(act), V, C, H, T, B, L);
+  CAPTURE(p0sim::enum_name(mask), p0sim::enum_name(attn), p0sim::enum_name(pos), bos, p0sim::enum_name(norm),
+          p0sim::enum_name(act), V, C, H, T, B, L);
   CHECK(model_grad_error(cfg, B, 1000 + static_cast<std::uint64_t>(V)) < 1e-6);
 }
 

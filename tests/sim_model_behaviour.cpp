@@ -43,11 +43,11 @@ TEST_CASE("parameter layout follows DESIGN.md names, shapes and order", "[sim][m
   c.norm = Norm::layer;
   const auto layout = parameter_layout(c);
   const std::vector<std::string> expect = {
-      "tok_emb", "pos_emb", "blocks.0.norm1.weight", "blocks.0.norm1.bias", "blocks.0.attn.wq", "blocks.0.attn.wk",
-      "blocks.0.attn.wv", "blocks.0.attn.wo", "blocks.0.norm2.weight", "blocks.0.norm2.bias", "blocks.0.mlp.w1",
-      "blocks.0.mlp.w2", "blocks.1.norm1.weight", "blocks.1.norm1.bias", "blocks.1.attn.wq", "blocks.1.attn.wk",
-      "blocks.1.attn.wv", "blocks.1.attn.wo", "blocks.1.norm2.weight", "blocks.1.norm2.bias", "blocks.1.mlp.w1",
-      "blocks.1.mlp.w2", "norm_f.weight", "norm_f.bias", "lm_head"};
+      "tok_emb",          "pos_emb",          "blocks.0.norm1.weight", "blocks.0.norm1.bias",   "blocks.0.attn.wq",
+      "blocks.0.attn.wk", "blocks.0.attn.wv", "blocks.0.attn.wo",      "blocks.0.norm2.weight", "blocks.0.norm2.bias",
+      "blocks.0.mlp.w1",  "blocks.0.mlp.w2",  "blocks.1.norm1.weight", "blocks.1.norm1.bias",   "blocks.1.attn.wq",
+      "blocks.1.attn.wk", "blocks.1.attn.wv", "blocks.1.attn.wo",      "blocks.1.norm2.weight", "blocks.1.norm2.bias",
+      "blocks.1.mlp.w1",  "blocks.1.mlp.w2",  "norm_f.weight",         "norm_f.bias",           "lm_head"};
   REQUIRE(layout.size() == expect.size());
   Eigen::Index offset = 0;
   for (std::size_t i = 0; i < layout.size(); ++i) {
@@ -131,8 +131,8 @@ TEST_CASE("the model overfits one small batch", "[sim][model]") {
   }
   loss = m.forward(rows.data(), B);
   INFO("loss " << first << " -> " << loss);
-  CHECK(first > 2.5f);   // ~ln 16 = 2.77
-  CHECK(loss < 0.05f);   // memorised: 32 predictions, each at p > 0.95 on average
+  CHECK(first > 2.5f);  // ~ln 16 = 2.77
+  CHECK(loss < 0.05f);  // memorised: 32 predictions, each at p > 0.95 on average
 }
 
 TEST_CASE("causal mask: earlier logits ignore later tokens; bidirectional ones do not", "[sim][model]") {

@@ -87,11 +87,20 @@ TEST_CASE("npy files match numpy.save byte for byte and numpy files load", "[npy
   write_npy(ours_1, f.data(), {11});
   const std::string script =
       "import numpy as np; "
-      "np.save('" + np_f.string() + "', (np.arange(30, dtype=np.float32) * 0.25 - 3).reshape(2, 3, 5)); "
-      "np.save('" + np_i.string() + "', (np.arange(14, dtype=np.int32) * 3 - 10).reshape(7, 2)); "
-      "np.save('" + np_1.string() + "', np.arange(11, dtype=np.float32) * 0.25 - 3); "
-      "np.save('" + np_f8.string() + "', np.array([[0.5, -2.0]], dtype='<f8')); "
-      "np.save('" + np_i8.string() + "', np.array([3, -4, 5], dtype='<i8'))";
+      "np.save('" +
+      np_f.string() +
+      "', (np.arange(30, dtype=np.float32) * 0.25 - 3).reshape(2, 3, 5)); "
+      "np.save('" +
+      np_i.string() +
+      "', (np.arange(14, dtype=np.int32) * 3 - 10).reshape(7, 2)); "
+      "np.save('" +
+      np_1.string() +
+      "', np.arange(11, dtype=np.float32) * 0.25 - 3); "
+      "np.save('" +
+      np_f8.string() +
+      "', np.array([[0.5, -2.0]], dtype='<f8')); "
+      "np.save('" +
+      np_i8.string() + "', np.array([3, -4, 5], dtype='<i8'))";
   REQUIRE(std::system((py + " -c \"" + script + "\"").c_str()) == 0);
   CHECK(slurp(ours_f) == slurp(np_f));
   CHECK(slurp(ours_i) == slurp(np_i));
@@ -140,7 +149,8 @@ TEST_CASE("npy files outside the supported format are rejected naming the file",
   rejected("longer.npy", bytes + std::string(8, '\0'), "longer than shape");
   rejected("short_header.npy", bytes.substr(0, 40), "truncated header");
   rejected("empty.npy", "", "magic");
-  REQUIRE_THROWS_WITH(read_npy(scratch("missing.npy")), Catch::Contains("missing.npy") && Catch::Contains("cannot open"));
+  REQUIRE_THROWS_WITH(read_npy(scratch("missing.npy")),
+                      Catch::Contains("missing.npy") && Catch::Contains("cannot open"));
 }
 
 TEST_CASE("npy writes to an unwritable place fail as a run error", "[npy]") {

@@ -78,7 +78,8 @@ TEST_CASE("probing during training leaves the trained weights bit-identical", "[
   CHECK(ra.probes.back().step == 12);
   CHECK(rb.probes.empty());
   REQUIRE(a.params().size() == b.params().size());
-  CHECK(std::memcmp(a.params().data(), b.params().data(), sizeof(float) * static_cast<std::size_t>(a.params().size())) == 0);
+  CHECK(std::memcmp(a.params().data(), b.params().data(),
+                    sizeof(float) * static_cast<std::size_t>(a.params().size())) == 0);
   for (std::size_t s = 0; s < ra.log.size(); ++s) CHECK(ra.log[s].loss == rb.log[s].loss);
   // The fixed probe batch scores firstrecall's triggers, so accuracies are defined.
   CHECK(ra.probes.back().scored > 0);
@@ -119,7 +120,8 @@ TEST_CASE("a sink in the first layer does not count when later layers exist", "[
   CHECK(analyse_trace(one_layer, ProbeConfig{}, Task::markov).sink == 0);
 }
 
-TEST_CASE("stages follow the paper: none, early in a deeper block, transitional spread, final on position 0", "[probe]") {
+TEST_CASE("stages follow the paper: none, early in a deeper block, transitional spread, final on position 0",
+          "[probe]") {
   ProbeConfig c;
   std::vector<ProbeRecord> t(5, record(0, 4));
   for (int i = 0; i < 5; ++i) t[static_cast<std::size_t>(i)].step = 10 * i;
@@ -190,7 +192,7 @@ TEST_CASE("with BOS the probe scores the prediction of token t+1 made at model p
   CHECK(r.accuracy == static_cast<double>(hits) / static_cast<double>(scored));
   CHECK(r.loss == Approx(e.loss).epsilon(1e-6));
   // The per-layer state metrics read the residual stream after each block.
-  const StateMetrics last = state_metrics(&e.hidden[static_cast<std::size_t>(c.model.layers) * N * P * c.model.d_model], N, P,
-                                          c.model.d_model);
+  const StateMetrics last = state_metrics(&e.hidden[static_cast<std::size_t>(c.model.layers) * N * P * c.model.d_model],
+                                          N, P, c.model.d_model);
   CHECK(r.layers.back().state.p0_norm_ratio == Approx(last.p0_norm_ratio).epsilon(1e-9));
 }

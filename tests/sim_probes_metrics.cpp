@@ -13,8 +13,7 @@ using p0sim::sim::state_metrics;
 namespace {
 
 // (N,P,C) with h_{n,0} = p0[n] and h_{n,t} = rest(n,t) for t >= 1.
-std::vector<double> make_hidden(int N, int P, int C, const std::vector<std::vector<double>>& p0,
-                                double rest_scale) {
+std::vector<double> make_hidden(int N, int P, int C, const std::vector<std::vector<double>>& p0, double rest_scale) {
   std::vector<double> h(static_cast<std::size_t>(N * P * C), 0.0);
   for (int n = 0; n < N; ++n) {
     for (int c = 0; c < C; ++c) h[static_cast<std::size_t>((n * P + 0) * C + c)] = p0[n][c];

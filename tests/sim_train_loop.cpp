@@ -173,9 +173,11 @@ TEST_CASE("weights written by a run load back into an identical model", "[train]
     scale = std::max(scale, std::fabs(static_cast<double>(one.grads[k])));
   }
   CHECK(diff <= 1e-5 * scale);
-  for (std::size_t k = 0; k < one.logits.size(); ++k) REQUIRE_THAT(three.logits[k], Catch::Matchers::WithinAbs(one.logits[k], 1e-5));
+  for (std::size_t k = 0; k < one.logits.size(); ++k)
+    REQUIRE_THAT(three.logits[k], Catch::Matchers::WithinAbs(one.logits[k], 1e-5));
   const auto n_attn = one.attention.size();
-  for (std::size_t k = 0; k < n_attn; ++k) REQUIRE_THAT(three.attention[k], Catch::Matchers::WithinAbs(one.attention[k], 1e-6));
+  for (std::size_t k = 0; k < n_attn; ++k)
+    REQUIRE_THAT(three.attention[k], Catch::Matchers::WithinAbs(one.attention[k], 1e-6));
   // hidden[l] for the last row sits where (L+1,N,P,C) says.
   const std::size_t PC = static_cast<std::size_t>(c.model.positions()) * 16;
   CHECK(same_bits(one.hidden.data() + (2 * N + 6) * PC, trained.hidden(2) + 6 * PC, PC));
@@ -190,7 +192,8 @@ TEST_CASE("loading weights rejects a missing or mis-shaped tensor and a bad conf
   std::vector<float> wrong(8 * 15, 0.0f);
   SECTION("missing tensor") {
     fs::remove(dir / "blocks.1.mlp.w2.npy");
-    REQUIRE_THROWS_WITH(load_weights(dir, "--weights"), Catch::Contains("--weights") && Catch::Contains("blocks.1.mlp.w2.npy"));
+    REQUIRE_THROWS_WITH(load_weights(dir, "--weights"),
+                        Catch::Contains("--weights") && Catch::Contains("blocks.1.mlp.w2.npy"));
   }
   SECTION("mis-shaped tensor") {
     write_npy(dir / "tok_emb.npy", wrong.data(), {8, 15});

@@ -9,10 +9,10 @@
 #include "study/experiment.hpp"
 
 using namespace p0sim::study;
-using p0sim::sim::Mask;
-using p0sim::sim::Task;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
+using p0sim::sim::Mask;
+using p0sim::sim::Task;
 
 TEST_CASE("Welch's t-test matches the closed-form two-dof Student t tail", "[experiment][stats]") {
   // a = {0,2}, b = {3,5}: both variances 2, n = 2, so se^2 = 1 + 1, t = -3/sqrt(2) and the
@@ -120,7 +120,9 @@ TEST_CASE("experiment config rejects unknown keys, sections and values, naming t
   CHECK_THAT(message_of(kConfig + "[sweep]\nx = 1\n"), Catch::Matchers::Contains("unknown section '[sweep]'"));
   CHECK_THAT(message_of(kConfig + "[variants.extra]\nmask = \"sideways\"\n"), Catch::Matchers::Contains("key 'mask'"));
   CHECK_THAT(message_of(kConfig + "[variants.extra]\nseed = 3\n"), Catch::Matchers::Contains("base seed"));
-  CHECK_THAT(message_of(kConfig + "[variants.main]\n"), Catch::Matchers::Contains("x.toml:") && Catch::Matchers::Contains("redefine") && Catch::Matchers::Contains("variants.main"));
+  CHECK_THAT(message_of(kConfig + "[variants.main]\n"), Catch::Matchers::Contains("x.toml:") &&
+                                                            Catch::Matchers::Contains("redefine") &&
+                                                            Catch::Matchers::Contains("variants.main"));
   CHECK_THAT(message_of("steps = [1, 2]\n" + kConfig), Catch::Matchers::Contains("steps"));
   CHECK_THAT(message_of("[variants.main]\n"), Catch::Matchers::Contains("control"));
   CHECK_THAT(message_of(kConfig + "[variants.extra]\nprobe-every = 0\n"), Catch::Matchers::Contains("probe-every"));
@@ -148,8 +150,9 @@ TEST_CASE("the verdict supports a claim only when main holds, control fails and 
           "[experiment][verdict]") {
   const ExperimentConfig c = parse_experiment_config(kConfig, "x.toml", "--config");
   const std::vector<std::string> names = {"main", "ctl"};
-  std::vector<RunRecord> runs = {record("main", 0, 0.95, true), record("main", 1, 0.97, true), record("main", 2, 0.96, true),
-                                 record("ctl", 0, 0.10, false), record("ctl", 1, 0.12, false), record("ctl", 2, 0.11, false)};
+  std::vector<RunRecord> runs = {record("main", 0, 0.95, true), record("main", 1, 0.97, true),
+                                 record("main", 2, 0.96, true), record("ctl", 0, 0.10, false),
+                                 record("ctl", 1, 0.12, false), record("ctl", 2, 0.11, false)};
   const nlohmann::json v = make_verdict(c, names, 3, runs);
   REQUIRE(v["claims"].size() == 3);
   const auto& id = v["claims"][0];

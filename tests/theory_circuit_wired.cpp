@@ -12,9 +12,9 @@
 #include "study/circuit.hpp"
 
 using namespace p0sim::study;
-using p0sim::theory::ReadoutLaw;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
+using p0sim::theory::ReadoutLaw;
 
 namespace {
 
@@ -23,7 +23,8 @@ constexpr double z99 = 2.5758293035489004;  // two-sided 99% normal quantile
 // 99% half-width of a binomial proportion p estimated from n trials (normal approximation; n p >= 5 here).
 double binomial_hw(double p, double n) { return z99 * std::sqrt(p * (1 - p) / n); }
 
-CircuitResult run(int d, int T, double alpha, p0sim::sim::Mask mask, double c = 100.0, int models = 4, int sequences = 128) {
+CircuitResult run(int d, int T, double alpha, p0sim::sim::Mask mask, double c = 100.0, int models = 4,
+                  int sequences = 128) {
   CircuitPoint p;
   p.d = d;
   p.T = T;
@@ -71,7 +72,8 @@ TEST_CASE("the identified fraction is 1 - 1/V, the chance that x_1 differs from 
   CHECK_THAT(r.identified_frac, WithinAbs(p, binomial_hw(p, n)));
 }
 
-TEST_CASE("the amplified position 0 has norm sqrt(beta^2 + c^2) in one direction and is the layer-1 sink", "[circuit]") {
+TEST_CASE("the amplified position 0 has norm sqrt(beta^2 + c^2) in one direction and is the layer-1 sink",
+          "[circuit]") {
   const auto [d, T] = GENERATE(table<int, int>({{16, 16}, {64, 32}}));
   CAPTURE(d, T);
   const CircuitResult big = run(d, T, -1.0, p0sim::sim::Mask::causal, 100.0);
@@ -129,7 +131,8 @@ TEST_CASE("for alpha != -1 position 0's readout follows sqrt(d) T/sqrt(T^2+d-1),
   for (double q : {0.1, 0.5, 0.9}) {
     CAPTURE(q);
     const double cut = law.quantile(q);
-    const double below = double(std::count_if(r.readout0.begin(), r.readout0.end(), [&](double x) { return x <= cut; })) / n;
+    const double below =
+        double(std::count_if(r.readout0.begin(), r.readout0.end(), [&](double x) { return x <= cut; })) / n;
     CHECK_THAT(below, WithinAbs(q, binomial_hw(q, n)));
   }
   // Whole law: Kolmogorov-Smirnov statistic below its 1% critical value 1.628/sqrt(n).

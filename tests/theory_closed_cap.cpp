@@ -55,8 +55,8 @@ double ks_statistic(std::vector<double> xs, int d, double theta) {
 TEST_CASE("cap mean cosine in d=3 is (1 + cos theta)/2", "[theory][closed][cap]") {
   const double theta = GENERATE(1e-7, 0.01, 0.3, 1.0, kPi / 2, 2.0, 3.0, kPi);
   CAPTURE(theta);
-  CHECK_THAT(cap_cos_moment(3, theta, 1), WithinAbs((1.0 + std::cos(theta)) / 2.0, 2e-16) ||
-                                              WithinRel((1.0 + std::cos(theta)) / 2.0, 1e-14));
+  CHECK_THAT(cap_cos_moment(3, theta, 1),
+             WithinAbs((1.0 + std::cos(theta)) / 2.0, 2e-16) || WithinRel((1.0 + std::cos(theta)) / 2.0, 1e-14));
 }
 
 TEST_CASE("the full sphere (theta = pi) has mean cosine 0 and E x^2 = 1/d", "[theory][closed][cap]") {
@@ -182,14 +182,8 @@ TEST_CASE("Var x of a narrow cap in d=3 equals the uniform law's (1-cos theta)^2
 TEST_CASE("exact cap sampler passes Kolmogorov-Smirnov against cap_cos_cdf", "[theory][closed][cap]") {
   // n = 20000 draws per point, 8 points: critical value 1.95/sqrt(n) is the 0.1% level, so the
   // family of 8 rejects a correct sampler with probability below 0.8% (fixed seed: deterministic).
-  const auto [d, theta] = GENERATE(table<int, double>({{2, 2.5},
-                                                       {3, 1.0},
-                                                       {8, kPi},
-                                                       {64, 0.5},
-                                                       {512, 2.0},
-                                                       {1024, kPi / 6},
-                                                       {4096, kPi / 6},
-                                                       {4096, 0.05}}));
+  const auto [d, theta] = GENERATE(table<int, double>(
+      {{2, 2.5}, {3, 1.0}, {8, kPi}, {64, 0.5}, {512, 2.0}, {1024, kPi / 6}, {4096, kPi / 6}, {4096, 0.05}}));
   CAPTURE(d, theta);
   constexpr int n = 20000;
   p0sim::PhiloxStream rng(20260101, static_cast<std::uint64_t>(d) * 1000 + static_cast<std::uint64_t>(theta * 100));

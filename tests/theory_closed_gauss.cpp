@@ -78,22 +78,24 @@ double beats_by_integral(int d, int t, double snr2, bool upper) {
   ex /= en;
   ey /= en;
   const double g1 = ex * 1.0 + ey * std::sqrt(t), g2 = -ey * 1.0 + ex * std::sqrt(t);
-  const bm::non_central_chi_squared_distribution<double, p0sim::MathPolicy> x1(d, snr2 * g1 * g1), x2(d, snr2 * g2 * g2);
+  const bm::non_central_chi_squared_distribution<double, p0sim::MathPolicy> x1(d, snr2 * g1 * g1),
+      x2(d, snr2 * g2 * g2);
   const double rho = -l2 / l1;
   const double hi = bm::quantile(bm::complement(x2, 1e-20));  // X2's mass beyond is negligible
   return bm::quadrature::gauss_kronrod<double, 31>::integrate(
-        [&](double x) {
-          const double tail = upper ? bm::cdf(bm::complement(x1, rho * x)) : bm::cdf(x1, rho * x);
-          return bm::pdf(x2, x) * tail;
-        },
-        0.0, hi, 8, 1e-11);
+      [&](double x) {
+        const double tail = upper ? bm::cdf(bm::complement(x1, rho * x)) : bm::cdf(x1, rho * x);
+        return bm::pdf(x2, x) * tail;
+      },
+      0.0, hi, 8, 1e-11);
 }
 
 }  // namespace
 
-TEST_CASE("gauss E||o||^2 and Var||o||^2 equal the noncentral chi-squared mean and variance", "[theory][closed][gauss]") {
-  const auto [d, heads, m, sigma] =
-      GENERATE(table<int, int, double, double>({{2, 1, 0.0, 1.0}, {8, 2, 1.0, 0.5}, {64, 4, -0.7, 2.0}, {512, 1, 3.0, 0.1}}));
+TEST_CASE("gauss E||o||^2 and Var||o||^2 equal the noncentral chi-squared mean and variance",
+          "[theory][closed][gauss]") {
+  const auto [d, heads, m, sigma] = GENERATE(
+      table<int, int, double, double>({{2, 1, 0.0, 1.0}, {8, 2, 1.0, 0.5}, {64, 4, -0.7, 2.0}, {512, 1, 3.0, 0.1}}));
   const int T = 17;
   CAPTURE(d, heads, m, sigma);
   const ConePoint p = gauss_point(d, T, m, sigma, heads);
@@ -117,7 +119,8 @@ TEST_CASE("E sqrt of a noncentral chi-squared by Poisson series equals quadratur
   CHECK_THAT(detail::ncchi_sqrt_mean(dof, nc), WithinRel(ref, 1e-10));
 }
 
-TEST_CASE("gauss mean cosine series reduces to erf in one dimension and matches quadrature", "[theory][closed][gauss]") {
+TEST_CASE("gauss mean cosine series reduces to erf in one dimension and matches quadrature",
+          "[theory][closed][gauss]") {
   const double eta = GENERATE(-2.0, 0.0, 0.3, 1.0, 4.0, 20.0);
   CAPTURE(eta);
   // d = 1: cos = sign(Z1), whose mean is erf(eta / sqrt 2).
@@ -134,7 +137,8 @@ TEST_CASE("gauss mean cosine series reduces to erf in one dimension and matches 
   CHECK_THAT(detail::gauss_cos_mean(3.0, eta), WithinAbs(ref, 1e-11));
 }
 
-TEST_CASE("gauss P(||o_0|| > ||o_t||) at m = 0 is the single incomplete beta of the 2x2 form", "[theory][closed][gauss]") {
+TEST_CASE("gauss P(||o_0|| > ||o_t||) at m = 0 is the single incomplete beta of the 2x2 form",
+          "[theory][closed][gauss]") {
   // m = 0: with n = t+1, M = [[n^2-1, -sqrt t], [-sqrt t, -t]], eigenvalues l1 > 0 > l2, and
   // P = ibetac(d/2, d/2, |l2| / (l1 + |l2|)). Eigenvalues by the characteristic polynomial here.
   const int d = GENERATE(2, 3, 16, 256);
@@ -149,11 +153,12 @@ TEST_CASE("gauss P(||o_0|| > ||o_t||) at m = 0 is the single incomplete beta of 
              WithinRel(bm::ibetac(0.5 * d, 0.5 * d, x0, p0sim::MathPolicy()), 1e-11));
 }
 
-TEST_CASE("gauss P(||o_0|| > ||o_t||) equals a direct 1-D integral of noncentral chi-squared laws", "[theory][closed][gauss]") {
+TEST_CASE("gauss P(||o_0|| > ||o_t||) equals a direct 1-D integral of noncentral chi-squared laws",
+          "[theory][closed][gauss]") {
   // Independent of the beta/Poisson machinery: P(l1 X1 > |l2| X2) = int pdf_X2(x) ccdf_X1(|l2| x / l1) dx,
   // with the eigen-decomposition recomputed here from M = [[n^2-1, -sqrt t], [-sqrt t, -t]].
-  const auto [d, t, snr2] = GENERATE(table<int, int, double>({{2, 1, 1.0}, {4, 3, 0.25}, {8, 15, 4.0}, {32, 63, 1.0},
-                                                              {64, 1, 25.0}, {3, 200, 2.0}}));
+  const auto [d, t, snr2] = GENERATE(
+      table<int, int, double>({{2, 1, 1.0}, {4, 3, 0.25}, {8, 15, 4.0}, {32, 63, 1.0}, {64, 1, 25.0}, {3, 200, 2.0}}));
   CAPTURE(d, t, snr2);
   const double n = t + 1.0;
   const double ref_p = beats_by_integral(d, t, snr2, true), ref_q = beats_by_integral(d, t, snr2, false);

@@ -41,11 +41,11 @@ TEST_CASE("E||o_t||^2 = H(||Ev||^2 + (E||v||^2 - ||Ev||^2)/(t+1)) for axis and c
     CAPTURE(t);
     const double n = t + 1.0;
     const ConePoint axis = make_point(ValueModel::axis, d, 10, heads);
-    CHECK_THAT(*closed_form(axis, t, Quantity::norm_sq_mean),
-               WithinRel(heads * (0.36 + 0.81 / n), 1e-14));
+    CHECK_THAT(*closed_form(axis, t, Quantity::norm_sq_mean), WithinRel(heads * (0.36 + 0.81 / n), 1e-14));
     const ConePoint cap = make_point(ValueModel::cap, d, 10, heads);
     const double kappa = cap_cos_moment(k, 0.8, 1);
-    CHECK_THAT(*closed_form(cap, t, Quantity::norm_sq_mean), WithinRel(heads * (kappa * kappa + (1 - kappa * kappa) / n), 1e-13));
+    CHECK_THAT(*closed_form(cap, t, Quantity::norm_sq_mean),
+               WithinRel(heads * (kappa * kappa + (1 - kappa * kappa) / n), 1e-13));
   }
 }
 
@@ -103,7 +103,8 @@ TEST_CASE("axis in 2-D heads ties with probability 2^-(tH): complement signs all
   const int heads = GENERATE(1, 3);
   CAPTURE(heads);
   const ConePoint p = make_point(ValueModel::axis, 2 * heads, 5, heads);
-  for (int t = 1; t < 5; ++t) CHECK_THAT(*closed_form(p, t, Quantity::p0_beats_t_prob), WithinRel(1.0 - std::exp2(-t * heads), 1e-15));
+  for (int t = 1; t < 5; ++t)
+    CHECK_THAT(*closed_form(p, t, Quantity::p0_beats_t_prob), WithinRel(1.0 - std::exp2(-t * heads), 1e-15));
   double miss = 0.0;
   for (int t = 1; t < 5; ++t) miss += std::exp2(-t * heads);
   CHECK_THAT(*closed_form(p, 0, Quantity::p0_largest_union_bound), WithinAbs(std::max(0.0, 1.0 - miss), 1e-15));

@@ -27,10 +27,19 @@ ConePoint make_point(ValueModel model, int d, int T, double param, AttnMask mask
   p.d = d;
   p.T = T;
   switch (model) {
-    case ValueModel::gauss: p.m = param; p.sigma = 1.5; break;
-    case ValueModel::axis: p.mu = param; p.sigma = 0.75; break;
-    case ValueModel::cap: p.theta = param; break;
-    case ValueModel::count: break;
+    case ValueModel::gauss:
+      p.m = param;
+      p.sigma = 1.5;
+      break;
+    case ValueModel::axis:
+      p.mu = param;
+      p.sigma = 0.75;
+      break;
+    case ValueModel::cap:
+      p.theta = param;
+      break;
+    case ValueModel::count:
+      break;
   }
   return p;
 }
@@ -111,9 +120,12 @@ TEST_CASE("Monte Carlo matches every closed form on the d x T grid", "[theory][m
     ValueModel model;
     double param;
   };
-  const Case cases[] = {{ValueModel::gauss, 0.0},          {ValueModel::gauss, 1.0},
-                        {ValueModel::axis, 1.0},           {ValueModel::axis, 0.25},
-                        {ValueModel::cap, std::numbers::pi / 6}, {ValueModel::cap, 2.0},
+  const Case cases[] = {{ValueModel::gauss, 0.0},
+                        {ValueModel::gauss, 1.0},
+                        {ValueModel::axis, 1.0},
+                        {ValueModel::axis, 0.25},
+                        {ValueModel::cap, std::numbers::pi / 6},
+                        {ValueModel::cap, 2.0},
                         {ValueModel::cap, std::numbers::pi}};
   const int ds[] = {2, 3, 8, 64, 512};
   const int Ts[] = {1, 2, 16, 256};
@@ -156,7 +168,8 @@ TEST_CASE("Monte Carlo matches every closed form on the d x T grid", "[theory][m
               CHECK(*cf <= hi + 1e-12);
             } else {
               // Float32 vectors round ||o||^2 at ~1e-7 relative: a floor for zero-variance cases.
-              const double floor = q == Quantity::norm_sq_var ? 1e-5 * scale_sq * scale_sq : 1e-5 * (1.0 + std::sqrt(scale_sq));
+              const double floor =
+                  q == Quantity::norm_sq_var ? 1e-5 * scale_sq * scale_sq : 1e-5 * (1.0 + std::sqrt(scale_sq));
               CHECK(std::fabs(s.mean - *cf) <= zc * s.std_error() + floor);
             }
             ++checked;

@@ -93,7 +93,8 @@ TEST_CASE("radial Monte Carlo agrees with the closed forms for gauss (k = 2, 3, 
   }
 }
 
-TEST_CASE("radial and full-vector Monte Carlo agree on P(position 0 largest) (two-sample test)", "[theory][mc][radial]") {
+TEST_CASE("radial and full-vector Monte Carlo agree on P(position 0 largest) (two-sample test)",
+          "[theory][mc][radial]") {
   // No closed form: compare the two estimators. They use different streams, so the estimates are
   // independent; z = (p_radial - p_full) / sqrt(se_radial^2 + se_full^2), the binomial standard
   // errors, must stay within the two-sided level 0.001 (Bonferroni over the 6 points).

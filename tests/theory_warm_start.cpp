@@ -24,7 +24,8 @@ sim::ModelConfig training_model(int d, int T, int vocab) {
 }
 }  // namespace
 
-TEST_CASE("a circuit warm start reproduces the wired forward inside a model with a wider MLP", "[circuit][warm-start]") {
+TEST_CASE("a circuit warm start reproduces the wired forward inside a model with a wider MLP",
+          "[circuit][warm-start]") {
   const auto [d, T] = GENERATE(table<int, int>({{16, 8}, {32, 16}}));
   CAPTURE(d, T);
   const sim::ModelConfig mc = training_model(d, T, d / 2);
@@ -97,9 +98,24 @@ TEST_CASE("a warm start refuses an architecture that cannot carry the circuit, n
     }
     return false;
   };
-  SECTION("three layers") { mc.layers = 3; CHECK(refused()); }
-  SECTION("rope") { mc.pos = sim::PosEnc::rope; CHECK(refused()); }
-  SECTION("BOS") { mc.bos = true; CHECK(refused()); }
-  SECTION("vocab too large for an orthogonal direction") { mc.vocab = 31; CHECK(refused()); }
-  SECTION("layer norm") { mc.norm = sim::Norm::layer; CHECK(refused()); }
+  SECTION("three layers") {
+    mc.layers = 3;
+    CHECK(refused());
+  }
+  SECTION("rope") {
+    mc.pos = sim::PosEnc::rope;
+    CHECK(refused());
+  }
+  SECTION("BOS") {
+    mc.bos = true;
+    CHECK(refused());
+  }
+  SECTION("vocab too large for an orthogonal direction") {
+    mc.vocab = 31;
+    CHECK(refused());
+  }
+  SECTION("layer norm") {
+    mc.norm = sim::Norm::layer;
+    CHECK(refused());
+  }
 }

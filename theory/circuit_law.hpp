@@ -20,7 +20,7 @@ struct ReadoutLaw {
   int d = 0;
   double cdf(double r) const;
   double quantile(double p) const;
-  double mean() const;  // by quadrature over the noncentral-t density
+  double mean() const;       // by quadrature over the noncentral-t density
   std::string name() const;  // "point" or "noncentral_t"
 };
 ReadoutLaw readout_law(int d, double alpha, double beta, double norm_eps);

@@ -37,7 +37,8 @@ void validate(const ConePoint& p) {
         throw UsageError("--sigma", "must be finite and > 0, got " + fmt17(p.sigma));
       }
       break;
-    case ValueModel::count: throw UsageError("--model", "must be one of " + enum_names_text<ValueModel>());
+    case ValueModel::count:
+      throw UsageError("--model", "must be one of " + enum_names_text<ValueModel>());
   }
 }
 
@@ -46,20 +47,23 @@ namespace {
 // Every model is, per head of dimension k, "x = <v,u> along the axis plus an isotropic part of
 // squared radius s in the complement". The per-head moments of (x, s) give E and Var of ||o||^2.
 struct HeadLaw {
-  double a;      // E x
-  double c2;     // Var x
-  double s_mean; // E s
+  double a;       // E x
+  double c2;      // Var x
+  double s_mean;  // E s
 };
 
 HeadLaw head_law(const ConePoint& p, int k) {
   switch (p.model) {
-    case ValueModel::axis: return {p.mu, 0.0, p.sigma * p.sigma};
+    case ValueModel::axis:
+      return {p.mu, 0.0, p.sigma * p.sigma};
     case ValueModel::cap: {
       const auto cm = detail::cap_moments(k, p.theta);
       return {cm.mean, cm.var, cm.r2_mean};
     }
-    case ValueModel::gauss: return {p.m, p.sigma * p.sigma, (k - 1) * p.sigma * p.sigma};
-    case ValueModel::count: break;
+    case ValueModel::gauss:
+      return {p.m, p.sigma * p.sigma, (k - 1) * p.sigma * p.sigma};
+    case ValueModel::count:
+      break;
   }
   return {};
 }
@@ -82,7 +86,8 @@ std::optional<double> norm_mean(const ConePoint& p, double n) {
     case ValueModel::cap:
       if (n == 1.0) return std::sqrt(static_cast<double>(H));
       return std::nullopt;
-    case ValueModel::count: break;
+    case ValueModel::count:
+      break;
   }
   return std::nullopt;
 }
@@ -102,7 +107,8 @@ std::optional<double> cos_axis_mean(const ConePoint& p, int k, double n) {
       // n = 1: ||o|| = sqrt H and <o, e> = sum_h x_h / sqrt H, so cos is the mean of the x_h.
       if (n == 1.0) return detail::cap_moments(k, p.theta).mean;
       return std::nullopt;
-    case ValueModel::count: break;
+    case ValueModel::count:
+      break;
   }
   return std::nullopt;
 }
@@ -125,7 +131,8 @@ std::optional<detail::BeatsProb> beats(const ConePoint& p, int k, int t) {
       const double tie = std::exp2(-(nt - n0) * p.heads);
       return detail::BeatsProb{1.0 - tie, tie};
     }
-    case ValueModel::count: break;
+    case ValueModel::count:
+      break;
   }
   return std::nullopt;
 }
@@ -168,20 +175,25 @@ std::optional<double> closed_form(const ConePoint& p, int t, Quantity q) {
           per_head = detail::pair_norm_sq_var({p.mu, 0.0, 0.0, 0.0, s, 0.0, 0.0, 0.0}, n, k);
           break;
         }
-        case ValueModel::cap: per_head = detail::cap_norm_sq_var(detail::cap_moments(k, p.theta), n, k); break;
+        case ValueModel::cap:
+          per_head = detail::cap_norm_sq_var(detail::cap_moments(k, p.theta), n, k);
+          break;
         case ValueModel::gauss: {
           // x ~ N(m, sigma^2) and s = sigma^2 chi^2_{k-1} independent of x.
           const double s2 = p.sigma * p.sigma;
-          per_head = detail::pair_norm_sq_var({p.m, s2, 0.0, 3.0 * s2 * s2, (k - 1) * s2, 2.0 * (k - 1) * s2 * s2, 0.0, 0.0},
-                                              n, k);
+          per_head = detail::pair_norm_sq_var(
+              {p.m, s2, 0.0, 3.0 * s2 * s2, (k - 1) * s2, 2.0 * (k - 1) * s2 * s2, 0.0, 0.0}, n, k);
           break;
         }
-        case ValueModel::count: break;
+        case ValueModel::count:
+          break;
       }
       return H * per_head;  // heads are independent
     }
-    case Quantity::norm_mean: return norm_mean(p, n);
-    case Quantity::cos_axis_mean: return cos_axis_mean(p, k, n);
+    case Quantity::norm_mean:
+      return norm_mean(p, n);
+    case Quantity::cos_axis_mean:
+      return cos_axis_mean(p, k, n);
     case Quantity::p0_gap: {
       const double n0 = count_at(p, 0);
       const auto e0 = norm_mean(p, n0), et = norm_mean(p, n);
@@ -194,9 +206,12 @@ std::optional<double> closed_form(const ConePoint& p, int t, Quantity q) {
       if (!b) return std::nullopt;
       return b->p;
     }
-    case Quantity::p0_largest_prob: return std::nullopt;  // correlated prefix means: Monte Carlo only
-    case Quantity::p0_largest_union_bound: return union_bound(p, k);
-    case Quantity::count: break;
+    case Quantity::p0_largest_prob:
+      return std::nullopt;  // correlated prefix means: Monte Carlo only
+    case Quantity::p0_largest_union_bound:
+      return union_bound(p, k);
+    case Quantity::count:
+      break;
   }
   return std::nullopt;
 }

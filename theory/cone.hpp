@@ -22,10 +22,12 @@ enum class AttnMask { causal, bidirectional, count };
 }  // namespace p0sim::theory
 
 namespace p0sim {
-template <> struct EnumNames<theory::ValueModel> {
+template <>
+struct EnumNames<theory::ValueModel> {
   static constexpr std::array<std::string_view, 3> names = {"axis", "cap", "gauss"};
 };
-template <> struct EnumNames<theory::AttnMask> {
+template <>
+struct EnumNames<theory::AttnMask> {
   static constexpr std::array<std::string_view, 2> names = {"causal", "bidirectional"};
 };
 }  // namespace p0sim
@@ -36,25 +38,26 @@ namespace p0sim::theory {
 struct ConePoint {
   ValueModel model = ValueModel::gauss;
   AttnMask mask = AttnMask::causal;
-  int d = 64;           // total dimension (all heads), d >= 2, d % heads == 0, d/heads >= 2
-  int T = 16;           // sequence length, T >= 1
-  double theta = 1.0;   // cap: half-angle of the cap, (0, pi]
-  double mu = 1.0;      // axis: component along u
-  double sigma = 1.0;   // axis: norm of the complement part; gauss: per-coordinate std dev (> 0)
-  double m = 1.0;       // gauss: mean along u
+  int d = 64;          // total dimension (all heads), d >= 2, d % heads == 0, d/heads >= 2
+  int T = 16;          // sequence length, T >= 1
+  double theta = 1.0;  // cap: half-angle of the cap, (0, pi]
+  double mu = 1.0;     // axis: component along u
+  double sigma = 1.0;  // axis: norm of the complement part; gauss: per-coordinate std dev (> 0)
+  double m = 1.0;      // gauss: mean along u
   int heads = 1;
 };
 
 // The quantities reported per (point, t); definitions in cone.cpp and the README.
 enum class Quantity {
-  norm_sq_mean,     // E ||o_t||^2
-  norm_sq_var,      // Var ||o_t||^2
-  norm_mean,        // E ||o_t||
-  cos_axis_mean,    // E cos(o_t, u)
-  p0_gap,           // E||o_0|| - E||o_t||
-  p0_beats_t_prob,  // P(||o_0|| > ||o_t||)
-  p0_largest_prob,  // P(position 0 has the strictly largest norm among 0..T-1) (Monte Carlo only)
-  p0_largest_union_bound,  // 1 - sum_{t=1}^{T-1} P(||o_t|| >= ||o_0||), clamped to [0,1] (closed form only where p0_beats_t_prob has one)
+  norm_sq_mean,            // E ||o_t||^2
+  norm_sq_var,             // Var ||o_t||^2
+  norm_mean,               // E ||o_t||
+  cos_axis_mean,           // E cos(o_t, u)
+  p0_gap,                  // E||o_0|| - E||o_t||
+  p0_beats_t_prob,         // P(||o_0|| > ||o_t||)
+  p0_largest_prob,         // P(position 0 has the strictly largest norm among 0..T-1) (Monte Carlo only)
+  p0_largest_union_bound,  // 1 - sum_{t=1}^{T-1} P(||o_t|| >= ||o_0||), clamped to [0,1] (closed form only where
+                           // p0_beats_t_prob has one)
   count
 };
 
@@ -62,7 +65,8 @@ enum class Quantity {
 
 namespace p0sim {
 // The names are the `quantity` column of cone CSVs.
-template <> struct EnumNames<theory::Quantity> {
+template <>
+struct EnumNames<theory::Quantity> {
   static constexpr std::array<std::string_view, 8> names = {
       "norm_sq_mean", "norm_sq_var",     "norm_mean",       "cos_axis_mean",
       "p0_gap",       "p0_beats_t_prob", "p0_largest_prob", "p0_largest_union_bound"};
@@ -83,8 +87,8 @@ std::optional<double> closed_form(const ConePoint& p, int t, Quantity q);
 
 // --- the cap model's cosine x = <v,u>, density prop. to (1-x^2)^((d-3)/2) on [cos theta, 1] ---
 // Finite and accurate on the whole grid 2 <= d <= 4096, 0 < theta <= pi (no underflow to 0/0).
-double cap_cos_moment(int d, double theta, int k);   // E x^k, k = 1..4
-double cap_cos_cdf(int d, double theta, double x);   // P(<v,u> <= x)
+double cap_cos_moment(int d, double theta, int k);       // E x^k, k = 1..4
+double cap_cos_cdf(int d, double theta, double x);       // P(<v,u> <= x)
 double cap_cos_quantile(int d, double theta, double p);  // inverse CDF, p in (0,1): the exact sampler
 // 1 - x^2 at the same quantile, computed directly: use it for the complement radius sqrt(1-x^2),
 // which 1 - x*x cannot resolve for tiny theta (the cap then spans only a few doubles below 1).

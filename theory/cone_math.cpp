@@ -177,8 +177,8 @@ CapMoments cap_moments(int k, double theta) {
   cm.mean = rho / (k - 1);
   // E(1-x^2) = G_{a+1}(c) / G_a(c): a ratio of masses with the exponent raised by one.
   if (series) {
-    cm.r2_mean = cap.s2 * cap.a / (cap.a + 1.0) * hyp2f1_unit(cap.a + 1.0, 0.5, cap.s2) /
-                 hyp2f1_unit(cap.a, 0.5, cap.s2);
+    cm.r2_mean =
+        cap.s2 * cap.a / (cap.a + 1.0) * hyp2f1_unit(cap.a + 1.0, 0.5, cap.s2) / hyp2f1_unit(cap.a, 0.5, cap.s2);
   } else {
     cm.r2_mean = cap.a / (cap.a + 0.5) * tail_ibeta(cap.a + 1.0, cap.c, cap.s2) / tail_ibeta(cap.a, cap.c, cap.s2);
   }
@@ -266,9 +266,8 @@ double poisson_sum(double lambda, const std::function<double(long)>& f) {
 
 // Y = sum of Poisson(nc/2)-many extra pairs of dof: E sqrt(chi^2_nu) = sqrt(2) G(nu/2+1/2)/G(nu/2).
 double ncchi_sqrt_mean(double dof, double nc) {
-  return poisson_sum(0.5 * nc, [&](long j) {
-    return std::sqrt(2.0) / bm::tgamma_delta_ratio(0.5 * dof + j, 0.5, MathPolicy());
-  });
+  return poisson_sum(0.5 * nc,
+                     [&](long j) { return std::sqrt(2.0) / bm::tgamma_delta_ratio(0.5 * dof + j, 0.5, MathPolicy()); });
 }
 
 // E[Z1/||Z||] = exp(-eta^2/2) E_0[(Z1/||Z||) e^(eta Z1)] under the central law; expanding the

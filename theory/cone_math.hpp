@@ -28,7 +28,8 @@ enum class CapMethod { automatic, ibeta, series, count };
 }  // namespace p0sim::theory::detail
 
 namespace p0sim {
-template <> struct EnumNames<theory::detail::CapMethod> {
+template <>
+struct EnumNames<theory::detail::CapMethod> {
   static constexpr std::array<std::string_view, 3> names = {"automatic", "ibeta", "series"};
 };
 }  // namespace p0sim
@@ -65,7 +66,7 @@ CapMoments cap_moments(int k, double theta);
 // --- Var ||o||^2 from the moments of (x, s = r^2) ------------------------------------------------
 // Per head, with n vectors averaged: y = x - E x, z = s - E s, c_j = E y^j.
 struct PairMoments {
-  double a;       // E x
+  double a;  // E x
   double c2, c3, c4;
   double s_mean;  // E s
   double s_var;   // Var s

@@ -29,10 +29,17 @@ std::string point_key(const ConePoint& p) {
   std::string key = "cone;model=" + enum_name(p.model) + ";d=" + std::to_string(p.d) + ";T=" + std::to_string(p.T) +
                     ";heads=" + std::to_string(p.heads);
   switch (p.model) {
-    case ValueModel::axis: key += ";mu=" + fmt17(p.mu) + ";sigma=" + fmt17(p.sigma); break;
-    case ValueModel::cap: key += ";theta=" + fmt17(p.theta); break;
-    case ValueModel::gauss: key += ";m=" + fmt17(p.m) + ";sigma=" + fmt17(p.sigma); break;
-    case ValueModel::count: break;
+    case ValueModel::axis:
+      key += ";mu=" + fmt17(p.mu) + ";sigma=" + fmt17(p.sigma);
+      break;
+    case ValueModel::cap:
+      key += ";theta=" + fmt17(p.theta);
+      break;
+    case ValueModel::gauss:
+      key += ";m=" + fmt17(p.m) + ";sigma=" + fmt17(p.sigma);
+      break;
+    case ValueModel::count:
+      break;
   }
   return key;
 }
@@ -46,8 +53,13 @@ std::uint64_t point_seed(const ConePoint& p, std::uint64_t base_seed) {
 namespace mc_detail {
 
 Simulator::Simulator(const ConePoint& p, const std::vector<int>& positions, const McOptions& opt)
-    : p_(p), pos_(positions), opt_(opt), seed_(point_seed(p, opt.seed)), k_(p.d / p.heads),
-      P_(static_cast<Eigen::Index>(positions.size())), radial_(opt.estimator == McEstimator::radial) {
+    : p_(p),
+      pos_(positions),
+      opt_(opt),
+      seed_(point_seed(p, opt.seed)),
+      k_(p.d / p.heads),
+      P_(static_cast<Eigen::Index>(positions.size())),
+      radial_(opt.estimator == McEstimator::radial) {
   chunk_vectors_ = std::max<std::int64_t>(1, std::min<std::int64_t>(p.T, kChunkFloats / p.d));
   offset_.setZero(p.d);
   for (int h = 0; h < p.heads; ++h) offset_[h * k_] = static_cast<float>(p.m);
@@ -57,7 +69,8 @@ Simulator::Simulator(const ConePoint& p, const std::vector<int>& positions, cons
     den2_[t] = den * den;
   }
   slot_.assign(static_cast<std::size_t>(p.T), -1);
-  for (Eigen::Index i = 0; i < P_; ++i) slot_[static_cast<std::size_t>(positions[static_cast<std::size_t>(i)])] = static_cast<int>(i);
+  for (Eigen::Index i = 0; i < P_; ++i)
+    slot_[static_cast<std::size_t>(positions[static_cast<std::size_t>(i)])] = static_cast<int>(i);
   if (radial_) {
     radial_steps_ = std::max(1, std::min(p.T, kRadialChunk / p.heads));
     // Causal steps add chi-square(k-2) to R2 (the part orthogonal to the axis and to the current
@@ -105,7 +118,8 @@ McResult Simulator::run() {
   for (auto& a : acc_) a.assign(static_cast<std::size_t>(P_), RunningStats{});
   acc_m4_.assign(static_cast<std::size_t>(P_), Moments4{});
   const std::int64_t nblocks = (opt_.trials + kTrialsPerBlock - 1) / kTrialsPerBlock;
-  const std::int64_t slot_bytes = (3 * kRows + 2) * static_cast<std::int64_t>(sizeof(double)) * std::max<Eigen::Index>(P_, 1);
+  const std::int64_t slot_bytes =
+      (3 * kRows + 2) * static_cast<std::int64_t>(sizeof(double)) * std::max<Eigen::Index>(P_, 1);
   const std::int64_t wave_blocks = std::clamp<std::int64_t>(kWaveBytes / slot_bytes, 2 * opt_.threads, 256);
   const int nthreads =
       static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>({opt_.threads, wave_blocks, nblocks})));
@@ -202,8 +216,8 @@ McResult simulate(const ConePoint& p, const std::vector<int>& positions, const M
   if (opt.threads < 1) throw UsageError("--threads", "must be at least 1");
   for (std::size_t i = 0; i < positions.size(); ++i) {
     if (positions[i] < 0 || positions[i] >= p.T)
-      throw UsageError("--positions", "position " + std::to_string(positions[i]) + " outside 0.." +
-                                          std::to_string(p.T - 1));
+      throw UsageError("--positions",
+                       "position " + std::to_string(positions[i]) + " outside 0.." + std::to_string(p.T - 1));
     for (std::size_t j = 0; j < i; ++j)
       if (positions[j] == positions[i]) throw UsageError("--positions", "position listed twice");
   }

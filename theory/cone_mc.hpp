@@ -29,7 +29,8 @@ enum class McEstimator { full, radial, count };
 }  // namespace p0sim::theory
 
 namespace p0sim {
-template <> struct EnumNames<theory::McEstimator> {
+template <>
+struct EnumNames<theory::McEstimator> {
   static constexpr std::array<std::string_view, 2> names = {"full", "radial"};
 };
 }  // namespace p0sim

@@ -54,7 +54,8 @@ void Simulator::transform(Mat& vs, PhiloxStream& uni) const {
       }
       break;
     }
-    case ValueModel::count: break;
+    case ValueModel::count:
+      break;
   }
 }
 
@@ -111,8 +112,10 @@ bool Simulator::trial(std::int64_t index, Workspace<Scalar>& w) const {
       }
     }
     if constexpr (!std::is_same_v<Scalar, float>)
-      w.chunk.head(static_cast<Eigen::Index>(nv) * d) = w.normals.head(static_cast<Eigen::Index>(nv) * d).template cast<Scalar>();
-    Eigen::Map<Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>> vs(w.values(), d, nv);  // (d, nv) vectors t0 .. t0+nv-1
+      w.chunk.head(static_cast<Eigen::Index>(nv) * d) =
+          w.normals.head(static_cast<Eigen::Index>(nv) * d).template cast<Scalar>();
+    Eigen::Map<Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>> vs(w.values(), d,
+                                                                         nv);  // (d, nv) vectors t0 .. t0+nv-1
     transform(vs, uni);
     if (causal) {  // prefix sums in place: column j becomes sum_{i <= t0+j} v_i
       vs.col(0) += w.sum;
@@ -120,7 +123,8 @@ bool Simulator::trial(std::int64_t index, Workspace<Scalar>& w) const {
       w.sum = vs.col(nv - 1);
       w.ns.segment(t0, nv) = vs.colwise().squaredNorm().transpose().template cast<double>().array();
       w.ax.segment(t0, nv) = vs.row(0).transpose().template cast<double>().array();
-      for (int h = 1; h < p_.heads; ++h) w.ax.segment(t0, nv) += vs.row(h * k_).transpose().template cast<double>().array();
+      for (int h = 1; h < p_.heads; ++h)
+        w.ax.segment(t0, nv) += vs.row(h * k_).transpose().template cast<double>().array();
     } else {
       w.sum += vs.rowwise().sum();
     }

@@ -175,7 +175,8 @@ void Simulator::chi2_fill(RadialLane& lane, Workspace<float>& w, double* out, in
       continue;
     }
     const int take = std::min(lane.chi_end - lane.chi_at, n - got);
-    for (int j = 0; j < take; ++j) out[static_cast<std::ptrdiff_t>(got + j) * stride] = scale * lane.chi[lane.chi_at + j];
+    for (int j = 0; j < take; ++j)
+      out[static_cast<std::ptrdiff_t>(got + j) * stride] = scale * lane.chi[lane.chi_at + j];
     lane.chi_at += take;
     got += take;
   }
@@ -238,7 +239,8 @@ void Simulator::radial_group(std::int64_t first, int nl, Workspace<float>& w) co
     for (int h = 0; h < H; ++h)
       (h == 0 ? radial_head<true> : radial_head<false>)(w.ra.data() + h * G, w.rr2.data() + h * G,
                                                         w.rz.data() + h * nt * G, w.rz.data() + (nv + h * nt) * G,
-                                                        w.rc.data() + h * nt * G, w.rns.data(), w.rax.data(), nt, m, sigma);
+                                                        w.rc.data() + h * nt * G, w.rns.data(), w.rax.data(), nt, m,
+                                                        sigma);
     // ||o_0||^2 itself is not a competitor of position 0.
     radial_n2(w.rns.data(), den2_.data() + t0, nt, t0 == 0 ? 1 : 0, w.rn2.data(), mx.data());
     if (t0 == 0)

@@ -22,7 +22,7 @@ constexpr int kTrialsPerBlock = 64;  // fixed, so blocks (and the merge order) n
 // Blocks computed in parallel between two ordered merges: as many as ~32 MiB of block sums allow
 // (the result does not depend on it, only the idle time at the wave barrier does).
 constexpr std::int64_t kWaveBytes = std::int64_t{32} << 20;
-constexpr std::int64_t kChunkFloats = 16384;  // value vectors generated at once (64 KiB, stays in L2)
+constexpr std::int64_t kChunkFloats = 16384;                    // value vectors generated at once (64 KiB, stays in L2)
 constexpr std::uint64_t kCapStreamTag = 0x5851F42D4C957F2Dull;  // key offset of the cap's uniforms
 
 // The radial estimator advances kLanes sequences together, one per SIMD lane of the chain, and
@@ -85,24 +85,24 @@ struct BlockSums {
 template <typename Scalar>
 struct Workspace {
   using Vec = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
-  Eigen::VectorXf normals;  // (CH*d) standard normals of one chunk
-  Vec chunk;                // (CH*d) value vectors of the chunk (aliases `normals` for float)
-  Vec sum;                  // (d) running sum of value vectors
-  Eigen::ArrayXd ns;        // (T) ||sum_t||^2
-  Eigen::ArrayXd ax;        // (T) <sum_t, (u_1..u_H)> (unnormalised axis)
-  Eigen::ArrayXd n2;        // (T) ||o_t||^2
-  Eigen::ArrayXXd x;        // (P, kRows) this trial's quantities
+  Eigen::VectorXf normals;    // (CH*d) standard normals of one chunk
+  Vec chunk;                  // (CH*d) value vectors of the chunk (aliases `normals` for float)
+  Vec sum;                    // (d) running sum of value vectors
+  Eigen::ArrayXd ns;          // (T) ||sum_t||^2
+  Eigen::ArrayXd ax;          // (T) <sum_t, (u_1..u_H)> (unnormalised axis)
+  Eigen::ArrayXd n2;          // (T) ||o_t||^2
+  Eigen::ArrayXXd x;          // (P, kRows) this trial's quantities
   Eigen::ArrayXd g_ns, g_ax;  // (P) sqrt(ns) and ax gathered at the requested positions
   // The radial estimator (gauss): kLanes sequences at once; CT = steps per chunk.
-  std::vector<RadialLane> lanes;  // (kLanes)
-  Eigen::ArrayXf rz;              // (2*CT*H*kLanes) z1 then g, index (head * CT + step) * kLanes + lane
-  Eigen::ArrayXd rc;              // (CT*H*kLanes) sigma^2 chi-square(k-2), same index
-  Eigen::ArrayXd rns, rax, rn2;   // (CT*kLanes) per step: ||S||^2, the axis sum (over heads), ||o||^2
-  Eigen::ArrayXd ra, rr2;         // (H*kLanes) the chain's state a, R2
+  std::vector<RadialLane> lanes;          // (kLanes)
+  Eigen::ArrayXf rz;                      // (2*CT*H*kLanes) z1 then g, index (head * CT + step) * kLanes + lane
+  Eigen::ArrayXd rc;                      // (CT*H*kLanes) sigma^2 chi-square(k-2), same index
+  Eigen::ArrayXd rns, rax, rn2;           // (CT*kLanes) per step: ||S||^2, the axis sum (over heads), ||o||^2
+  Eigen::ArrayXd ra, rr2;                 // (H*kLanes) the chain's state a, R2
   Eigen::ArrayXd out_ns, out_ax, out_n2;  // (P*kLanes) ns, ax, n2 at the requested positions, lane-minor
-  Eigen::ArrayXf tmp;             // (max(2*CT*H, H, 128)) one lane's normals
-  Eigen::ArrayXf tmp_u;           // (128) one lane's uniforms
-  Eigen::ArrayXd tmp_c;           // (H) bidirectional chi-squares
+  Eigen::ArrayXf tmp;                     // (max(2*CT*H, H, 128)) one lane's normals
+  Eigen::ArrayXf tmp_u;                   // (128) one lane's uniforms
+  Eigen::ArrayXd tmp_c;                   // (H) bidirectional chi-squares
   std::array<double, kLanes> n0sq{};
   std::array<bool, kLanes> largest{};
   Scalar* values() { return std::is_same_v<Scalar, float> ? reinterpret_cast<Scalar*>(normals.data()) : chunk.data(); }
@@ -117,7 +117,7 @@ class Simulator {
   template <typename Scalar>
   void init(Workspace<Scalar>& w) const;  // sizes everything for this point
   template <typename Mat>
-  void transform(Mat& vs, PhiloxStream& uni) const;  // normals -> value vectors, in place
+  void transform(Mat& vs, PhiloxStream& uni) const;              // normals -> value vectors, in place
   void prefix_gauss(Workspace<float>& w, int nv, int t0) const;  // causal gauss: transform + prefix + norms
   template <typename Scalar>
   bool trial(std::int64_t index, Workspace<Scalar>& w) const;  // fills w.x; returns "position 0 largest"
@@ -141,9 +141,9 @@ class Simulator {
   const Eigen::Index P_;
   const bool radial_;
   std::int64_t chunk_vectors_ = 1;
-  std::vector<int> slot_;  // (T) index of position t among the requested ones, or -1
-  int radial_steps_ = 1;   // radial: steps per chunk (CT)
-  int chi_df_ = 0;         // radial: degrees of freedom of the chi-square added to R2 per draw
+  std::vector<int> slot_;           // (T) index of position t among the requested ones, or -1
+  int radial_steps_ = 1;            // radial: steps per chunk (CT)
+  int chi_df_ = 0;                  // radial: degrees of freedom of the chi-square added to R2 per draw
   double mt_d_ = 0.0, mt_c_ = 0.0;  // radial, chi_df_ >= 2: Marsaglia-Tsang's d = df/2 - 1/3, c = 1/sqrt(9d)
   Eigen::ArrayXd den2_;
   Eigen::VectorXf offset_;  // (d) gauss: m at each head's axis coordinate, 0 elsewhere

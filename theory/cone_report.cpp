@@ -17,9 +17,7 @@ constexpr double kLevel = 0.99;
 
 std::string opt_num(bool used, double v) { return used ? fmt17(v) : std::string(); }
 
-bool is_probability(Quantity q) {
-  return q == Quantity::p0_beats_t_prob || q == Quantity::p0_largest_prob;
-}
+bool is_probability(Quantity q) { return q == Quantity::p0_beats_t_prob || q == Quantity::p0_largest_prob; }
 
 // z of the closed form against the estimate. For a probability the standard error is taken at
 // the closed form, sqrt(cf (1 - cf) / n) (the score test), since the sample's is 0 whenever all
@@ -28,8 +26,7 @@ bool is_probability(Quantity q) {
 // (||o_0||^2 = 1 in the cap) reads z ~ 0 rather than 1e-16 / 1e-17.
 double z_score(Quantity q, const RunningStats& s, double cf, double scale) {
   const double mean = s.mean;
-  double se = is_probability(q) ? std::sqrt(std::max(0.0, cf * (1.0 - cf)) / static_cast<double>(s.n))
-                                : s.std_error();
+  double se = is_probability(q) ? std::sqrt(std::max(0.0, cf * (1.0 - cf)) / static_cast<double>(s.n)) : s.std_error();
   se = std::max(se, 1e-12 * scale);
   if (se > 0.0) return (mean - cf) / se;
   if (mean == cf) return 0.0;
@@ -40,21 +37,33 @@ double z_score(Quantity q, const RunningStats& s, double cf, double scale) {
 double quantity_scale(const ConePoint& p, int t, Quantity q) {
   const double msq = closed_form(p, t, Quantity::norm_sq_mean).value_or(1.0);
   switch (q) {
-    case Quantity::norm_sq_mean: return msq;
-    case Quantity::norm_sq_var: return msq * msq;
+    case Quantity::norm_sq_mean:
+      return msq;
+    case Quantity::norm_sq_var:
+      return msq * msq;
     case Quantity::norm_mean:
-    case Quantity::p0_gap: return std::sqrt(closed_form(p, 0, Quantity::norm_sq_mean).value_or(1.0));
-    default: return 1.0;
+    case Quantity::p0_gap:
+      return std::sqrt(closed_form(p, 0, Quantity::norm_sq_mean).value_or(1.0));
+    default:
+      return 1.0;
   }
 }
 
 std::string params_text(const ConePoint& p) {
   char buf[96];
   switch (p.model) {
-    case ValueModel::axis: std::snprintf(buf, sizeof buf, "mu=%g sigma=%g", p.mu, p.sigma); break;
-    case ValueModel::cap: std::snprintf(buf, sizeof buf, "theta=%.4g", p.theta); break;
-    case ValueModel::gauss: std::snprintf(buf, sizeof buf, "m=%g sigma=%g", p.m, p.sigma); break;
-    case ValueModel::count: buf[0] = '\0'; break;
+    case ValueModel::axis:
+      std::snprintf(buf, sizeof buf, "mu=%g sigma=%g", p.mu, p.sigma);
+      break;
+    case ValueModel::cap:
+      std::snprintf(buf, sizeof buf, "theta=%.4g", p.theta);
+      break;
+    case ValueModel::gauss:
+      std::snprintf(buf, sizeof buf, "m=%g sigma=%g", p.m, p.sigma);
+      break;
+    case ValueModel::count:
+      buf[0] = '\0';
+      break;
   }
   return buf;
 }
@@ -62,7 +71,8 @@ std::string params_text(const ConePoint& p) {
 }  // namespace
 
 std::string cone_csv_header() {
-  return "model,mask,d,T,t,theta,mu,sigma,m,heads,quantity,closed_form,mc_mean,mc_ci99_low,mc_ci99_high,z,trials,seed\n";
+  return "model,mask,d,T,t,theta,mu,sigma,m,heads,quantity,closed_form,mc_mean,mc_ci99_low,mc_ci99_high,z,trials,"
+         "seed\n";
 }
 
 void write_cone_csv_rows(std::ostream& out, const ConePoint& p, const McResult& mc, std::int64_t trials,
@@ -97,8 +107,8 @@ void write_cone_csv_rows(std::ostream& out, const ConePoint& p, const McResult& 
     }
     out << ',' << trials << ',' << seed << '\n';
   };
-  constexpr Quantity per_t[] = {Quantity::norm_sq_mean, Quantity::norm_sq_var, Quantity::norm_mean,
-                                Quantity::cos_axis_mean, Quantity::p0_gap,     Quantity::p0_beats_t_prob};
+  constexpr Quantity per_t[] = {Quantity::norm_sq_mean,  Quantity::norm_sq_var, Quantity::norm_mean,
+                                Quantity::cos_axis_mean, Quantity::p0_gap,      Quantity::p0_beats_t_prob};
   for (std::size_t i = 0; i < mc.positions.size(); ++i)
     for (Quantity q : per_t) row(mc.positions[i], q, &mc.stats[i][static_cast<int>(q)]);
   if (!mc.positions.empty()) {
@@ -109,9 +119,9 @@ void write_cone_csv_rows(std::ostream& out, const ConePoint& p, const McResult& 
 
 std::string cone_table_header() {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%-5s %-13s %5s %5s %3s %-18s %5s %11s %11s %9s %8s %8s %8s %8s %6s\n", "model", "mask",
-                "d", "T", "H", "params", "t", "gap_cf", "gap_mc", "+-ci99", "beat_cf", "beat_mc", "largest", "bound",
-                "max|z|");
+  std::snprintf(buf, sizeof buf, "%-5s %-13s %5s %5s %3s %-18s %5s %11s %11s %9s %8s %8s %8s %8s %6s\n", "model",
+                "mask", "d", "T", "H", "params", "t", "gap_cf", "gap_mc", "+-ci99", "beat_cf", "beat_mc", "largest",
+                "bound", "max|z|");
   return buf;
 }
 
@@ -138,10 +148,11 @@ std::string cone_table_rows(const ConePoint& p, const McResult& mc) {
     const auto gap_cf = closed_form(p, t, Quantity::p0_gap);
     const auto beat_cf = closed_form(p, t, Quantity::p0_beats_t_prob);
     char buf[320];
-    std::snprintf(buf, sizeof buf, "%-5s %-13s %5d %5d %3d %-18s %5d %11.5g %11.5g %9.2g %8.4g %8.4g %8.4g %8.4g %6.2f\n",
+    std::snprintf(buf, sizeof buf,
+                  "%-5s %-13s %5d %5d %3d %-18s %5d %11.5g %11.5g %9.2g %8.4g %8.4g %8.4g %8.4g %6.2f\n",
                   enum_name(p.model).c_str(), enum_name(p.mask).c_str(), p.d, p.T, p.heads, params_text(p).c_str(), t,
-                  gap_cf ? *gap_cf : std::nan(""), gap.mean, gap.ci_half_width(kLevel), beat_cf ? *beat_cf : std::nan(""),
-                  beat.mean, largest, bound ? *bound : std::nan(""), zmax);
+                  gap_cf ? *gap_cf : std::nan(""), gap.mean, gap.ci_half_width(kLevel),
+                  beat_cf ? *beat_cf : std::nan(""), beat.mean, largest, bound ? *bound : std::nan(""), zmax);
     out += buf;
   }
   return out;

@@ -18,8 +18,8 @@ std::string cone_csv_header();
 // then p0_largest_prob (Monte Carlo) and p0_largest_union_bound (closed form) once, at t = T-1.
 // Parameters the model does not use, closed_form and z where no closed form exists, and the
 // Monte-Carlo columns of the union bound are empty. The 99% interval is Student-t for means and
-// exact Clopper-Pearson for the proportions (p0_beats_t_prob, p0_largest_prob). z = (mc_mean - closed_form) / std_error, where
-// for probabilities std_error = sqrt(cf (1 - cf) / trials) (score test: the sample's is 0 when all
+// exact Clopper-Pearson for the proportions (p0_beats_t_prob, p0_largest_prob). z = (mc_mean - closed_form) /
+// std_error, where for probabilities std_error = sqrt(cf (1 - cf) / trials) (score test: the sample's is 0 when all
 // trials agree), and std_error is floored at 1e-12 of the quantity's scale (double rounding).
 void write_cone_csv_rows(std::ostream& out, const ConePoint& p, const McResult& mc, std::int64_t trials,
                          std::uint64_t seed);

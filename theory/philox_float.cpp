@@ -155,8 +155,8 @@ void philox_uniforms_scalar(float* out, std::uint64_t key, std::uint64_t stream,
 namespace {
 
 inline void mulhilo16(__m512i a, __m512i m, __m512i& hi, __m512i& lo) {
-  const __m512i even = _mm512_mul_epu32(a, m);                         // lanes 0,2,.. as 64-bit
-  const __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);   // lanes 1,3,..
+  const __m512i even = _mm512_mul_epu32(a, m);                        // lanes 0,2,.. as 64-bit
+  const __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);  // lanes 1,3,..
   lo = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
   hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
 }
@@ -164,7 +164,8 @@ inline void mulhilo16(__m512i a, __m512i m, __m512i& hi, __m512i& lo) {
 // N batches of 16 Box-Muller pairs, each step applied to all N before the next, so the long
 // dependency chains (log polynomial, sin/cos polynomials) of the batches overlap.
 template <int N>
-inline void box_muller16xN(const __m512i (&w1)[N], const __m512i (&w2)[N], float* const (&z1)[N], float* const (&z2)[N]) {
+inline void box_muller16xN(const __m512i (&w1)[N], const __m512i (&w2)[N], float* const (&z1)[N],
+                           float* const (&z2)[N]) {
   const __m512 one = _mm512_set1_ps(1.0f);
   __m512 x[N], fe[N], zz[N], y[N], r[N];
   for (int i = 0; i < N; ++i) {
@@ -218,7 +219,8 @@ inline void box_muller16xN(const __m512i (&w1)[N], const __m512i (&w2)[N], float
     // a ^= (w2 ^ (w2 << 1)) & sign, b ^= w2 & sign, each one ternary-logic op.
     const __m512i a = _mm512_ternarylogic_epi32(_mm512_castps_si512(_mm512_mask_blend_ps(swap, c, s)),
                                                 _mm512_xor_si512(w2[i], _mm512_slli_epi32(w2[i], 1)), signbit, 0x78);
-    const __m512i b = _mm512_ternarylogic_epi32(_mm512_castps_si512(_mm512_mask_blend_ps(swap, s, c)), w2[i], signbit, 0x78);
+    const __m512i b =
+        _mm512_ternarylogic_epi32(_mm512_castps_si512(_mm512_mask_blend_ps(swap, s, c)), w2[i], signbit, 0x78);
     _mm512_storeu_ps(z1[i], _mm512_mul_ps(r[i], _mm512_castsi512_ps(a)));
     _mm512_storeu_ps(z2[i], _mm512_mul_ps(r[i], _mm512_castsi512_ps(b)));
   }
@@ -253,9 +255,9 @@ inline void philox_rounds(PhiloxVecs& x0, PhiloxVecs& x1, PhiloxVecs& x2, Philox
       const __m512i p0 = _mm512_mul_epu32(x0[v], m0);
       const __m512i p1 = _mm512_mul_epu32(x2[v], m1);
       x0[v] = _mm512_ternarylogic_epi32(_mm512_srli_epi64(p1, 32), x1[v], kk0, 0x96);  // hi1 ^ x1 ^ k0
-      x1[v] = p1;                                                                        // lo1
+      x1[v] = p1;                                                                      // lo1
       x2[v] = _mm512_ternarylogic_epi32(_mm512_srli_epi64(p0, 32), x3[v], kk1, 0x96);  // hi0 ^ x3 ^ k1
-      x3[v] = p0;                                                                        // lo0
+      x3[v] = p0;                                                                      // lo0
     }
   }
 }

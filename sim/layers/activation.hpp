@@ -9,7 +9,6 @@
 
 namespace p0sim::sim::layers {
 
-
 // (F,N) -> (F,N), elementwise over a flat buffer of M = F*N values.
 template <typename S>
 void act_forward(S* out, const S* inp, Index M, Act kind) {

@@ -20,7 +20,7 @@ struct Sequence {
   Index att_offset = 0;
 };
 
-enum class MaskKind { causal, full };       // key <= query, or every key of the sequence
+enum class MaskKind { causal, full };  // key <= query, or every key of the sequence
 
 // Fused kernels for the short sequences p0sim trains on (P up to a few hundred, D = C/H small):
 // per (sequence, head) the scores, mask, softmax and A.v of a block of queries are computed from
@@ -28,7 +28,7 @@ enum class MaskKind { causal, full };       // key <= query, or every key of the
 // only the keys up to the block's last query are visited. Two register-blocked kernels do all the
 // arithmetic: dot_rows (a block of rows dotted with every column of a transposed panel, vectorised
 // over the columns) and mix (a block of weighted sums of D-vectors, vectorised over D).
-inline constexpr int kBlock = 4;     // queries (or keys) per register block
+inline constexpr int kBlock = 4;  // queries (or keys) per register block
 inline Index round_up(Index n, Index m) { return (n + m - 1) / m * m; }
 
 // out[i*ldo + j] = alpha * sum_d X[i*ldx + d] * YT[d*ldy + j] for i < NB, j < len (len % kLane == 0).
@@ -52,8 +52,8 @@ void dot_rows(S* out, Index ldo, const S* X, Index ldx, const S* YT, Index ldy, 
 // One chunk of `width` columns from db: W is its width at compile time, or Eigen::Dynamic for the
 // partial chunk (at most kLane wide, so it stays on the stack).
 template <typename S, int NB, int W>
-void mix_chunk(S* out, Index ldo, const S* w, Index wi, Index wj, const S* Y, Index ldy, Index lo, Index hi,
-               Index db, Index width, S alpha) {
+void mix_chunk(S* out, Index ldo, const S* w, Index wi, Index wj, const S* Y, Index ldy, Index lo, Index hi, Index db,
+               Index width, S alpha) {
   using Chunk = Eigen::Array<S, W, 1, Eigen::ColMajor, W == Eigen::Dynamic ? kLane : W, 1>;
   Chunk acc[NB];
   for (int i = 0; i < NB; ++i) acc[i].setZero(width);
@@ -79,10 +79,18 @@ void mix(S* out, Index ldo, const S* w, Index wi, Index wj, const S* Y, Index ld
 template <typename F>
 void with_block(int nb, F&& kernel) {
   switch (nb) {
-    case 4: kernel(std::integral_constant<int, 4>{}); break;
-    case 3: kernel(std::integral_constant<int, 3>{}); break;
-    case 2: kernel(std::integral_constant<int, 2>{}); break;
-    default: kernel(std::integral_constant<int, 1>{}); break;
+    case 4:
+      kernel(std::integral_constant<int, 4>{});
+      break;
+    case 3:
+      kernel(std::integral_constant<int, 3>{});
+      break;
+    case 2:
+      kernel(std::integral_constant<int, 2>{});
+      break;
+    default:
+      kernel(std::integral_constant<int, 1>{});
+      break;
   }
 }
 static_assert(kBlock == 4, "with_block dispatches blocks of up to 4 rows");
@@ -136,8 +144,8 @@ void attention_reserve(GemmSpace<S>& ws, Index Pmax, Index D) {
 // for the backward (0 where masked); qkv (3C,N) = [q; k; v] per column.
 // Scores s = q.k/sqrt(D); masked keys get -infinity, so every attention function gives them 0.
 template <typename S>
-void attention_forward(S* out, S* att, const S* qkv, const Sequence* seqs, Index nseq, Index C, Index H,
-                       MaskKind mask, Attn attn, GemmSpace<S>& ws) {
+void attention_forward(S* out, S* att, const S* qkv, const Sequence* seqs, Index nseq, Index C, Index H, MaskKind mask,
+                       Attn attn, GemmSpace<S>& ws) {
   const Index D = C / H, ld = 3 * C;
   const S scale = S(1) / std::sqrt(static_cast<S>(D));
   const S neg_inf = -std::numeric_limits<S>::infinity();
@@ -145,12 +153,12 @@ void attention_forward(S* out, S* att, const S* qkv, const Sequence* seqs, Index
   for (Index s = 0; s < nseq; ++s) {
     const Index o = seqs[s].offset, n = seqs[s].len, np = round_up(n, kLane);
     for (Index h = 0; h < H; ++h) {
-      const S* q = qkv + o * ld + h * D;      // (D,n) at stride ld
-      const S* k = q + C;                     // (D,n)
-      const S* v = q + 2 * C;                 // (D,n)
+      const S* q = qkv + o * ld + h * D;            // (D,n) at stride ld
+      const S* k = q + C;                           // (D,n)
+      const S* v = q + 2 * C;                       // (D,n)
       S* A = att + seqs[s].att_offset + h * n * n;  // (query, key) row-major
-      S* kT = ws.work();                      // (D,np)
-      S* rows = kT + D * np;                  // (kBlock,np) scores of one query block
+      S* kT = ws.work();                            // (D,np)
+      S* rows = kT + D * np;                        // (kBlock,np) scores of one query block
       transpose_panel(kT, k, ld, D, n, np);
       for (Index t0 = 0; t0 < n; t0 += kBlock) {
         const int nb = static_cast<int>(std::min<Index>(kBlock, n - t0));
@@ -167,7 +175,9 @@ void attention_forward(S* out, S* att, const S* qkv, const Sequence* seqs, Index
           std::fill(A + t * n + kmax, A + (t + 1) * n, S(0));
         }
         // out_t = sum_j A[t,j] v_j; the block's masked weights are 0
-        with_block(nb, [&](auto NB) { mix<S, decltype(NB)::value>(out + (o + t0) * C + h * D, C, A + t0 * n, n, 1, v, ld, 0, kend, D, S(1)); });
+        with_block(nb, [&](auto NB) {
+          mix<S, decltype(NB)::value>(out + (o + t0) * C + h * D, C, A + t0 * n, n, 1, v, ld, 0, kend, D, S(1));
+        });
       }
     }
   }
@@ -185,20 +195,22 @@ void attention_backward(S* dqkv, S* scratch, const S* dout, const S* att, const 
       const S* q = qkv + o * ld + h * D;  // (D,n) at stride ld
       const S* k = q + C;
       const S* v = q + 2 * C;
-      S* dq = dqkv + o * ld + h * D;      // (D,n) at stride ld
+      S* dq = dqkv + o * ld + h * D;  // (D,n) at stride ld
       S* dk = dq + C;
       S* dv = dq + 2 * C;
-      const S* dy = dout + o * C + h * D;  // (D,n) at stride C
+      const S* dy = dout + o * C + h * D;                 // (D,n) at stride C
       const S* A = att + seqs[s].att_offset + h * n * n;  // (query, key) row-major
-      S* dS = scratch;                     // (query, key) row-major, (n,n)
-      S* vT = ws.work();                   // (D,np)
-      S* rows = vT + D * np;               // (kBlock,np) dA of one query block
+      S* dS = scratch;                                    // (query, key) row-major, (n,n)
+      S* vT = ws.work();                                  // (D,np)
+      S* rows = vT + D * np;                              // (kBlock,np) dA of one query block
       transpose_panel(vT, v, ld, D, n, np);
       for (Index t0 = 0; t0 < n; t0 += kBlock) {
         const int nb = static_cast<int>(std::min<Index>(kBlock, n - t0));
         const Index kend = causal ? t0 + nb : n;
         // dA[t,j] = dy_t . v_j
-        with_block(nb, [&](auto NB) { dot_rows<S, decltype(NB)::value>(rows, np, dy + t0 * C, C, vT, np, D, round_up(kend, kLane), S(1)); });
+        with_block(nb, [&](auto NB) {
+          dot_rows<S, decltype(NB)::value>(rows, np, dy + t0 * C, C, vT, np, D, round_up(kend, kLane), S(1));
+        });
         // dA -> dS. softmax and softmax1 share the Jacobian diag(a) - a a^T; sigmoid's is a(1-a).
         for (int i = 0; i < nb; ++i) {
           const Index t = t0 + i, kmax = causal ? t + 1 : n;
@@ -212,7 +224,9 @@ void attention_backward(S* dqkv, S* scratch, const S* dout, const S* att, const 
           std::fill(dS + t * n + kmax, dS + (t + 1) * n, S(0));
         }
         // dq_t = scale sum_j dS[t,j] k_j
-        with_block(nb, [&](auto NB) { mix<S, decltype(NB)::value>(dq + t0 * ld, ld, dS + t0 * n, n, 1, k, ld, 0, kend, D, scale); });
+        with_block(nb, [&](auto NB) {
+          mix<S, decltype(NB)::value>(dq + t0 * ld, ld, dS + t0 * n, n, 1, k, ld, 0, kend, D, scale);
+        });
       }
       // dk_j = scale sum_t dS[t,j] q_t and dv_j = sum_t A[t,j] dy_t, over queries t >= j under the mask
       for (Index j0 = 0; j0 < n; j0 += kBlock) {

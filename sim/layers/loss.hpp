@@ -19,8 +19,7 @@ double crossentropy_forward(S* probs, const S* logits, const std::int32_t* targe
     p.col(n).array() = (z.col(n).array() - m).exp();
     const S sum = p.col(n).sum();
     p.col(n) *= S(1) / sum;
-    if (targets[n] >= 0)
-      total += static_cast<double>(m - z(targets[n], n)) + std::log(static_cast<double>(sum));
+    if (targets[n] >= 0) total += static_cast<double>(m - z(targets[n], n)) + std::log(static_cast<double>(sum));
   }
   return total;
 }

@@ -8,13 +8,11 @@
 
 namespace p0sim::sim::layers {
 
-
 inline constexpr double norm_eps = 1e-5;
 
 // (C,N) -> (C,N); caches mean (N) (LayerNorm only) and rstd (N) for the backward.
 template <typename S>
-void norm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, const S* bias, Index N, Index C,
-                  Norm kind) {
+void norm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, const S* bias, Index N, Index C, Norm kind) {
   CCols<S> x(inp, C, N);
   Cols<S> y(out, C, N);
   Eigen::Map<const Vec<S>> g(weight, C);

@@ -40,14 +40,12 @@ void rope_rotate(S* qkv, const std::int32_t* positions, const S* cos_t, const S*
   }
 }
 template <typename S>
-void rope_forward(S* qkv, const std::int32_t* positions, const S* cos_t, const S* sin_t, Index N, Index C,
-                  Index H) {
+void rope_forward(S* qkv, const std::int32_t* positions, const S* cos_t, const S* sin_t, Index N, Index C, Index H) {
   rope_rotate(qkv, positions, cos_t, sin_t, N, C, H, S(1));
 }
 // dqkv in place: the gradient w.r.t. the rotated q,k becomes the gradient w.r.t. the unrotated ones.
 template <typename S>
-void rope_backward(S* dqkv, const std::int32_t* positions, const S* cos_t, const S* sin_t, Index N, Index C,
-                   Index H) {
+void rope_backward(S* dqkv, const std::int32_t* positions, const S* cos_t, const S* sin_t, Index N, Index C, Index H) {
   rope_rotate(dqkv, positions, cos_t, sin_t, N, C, H, S(-1));
 }
 

@@ -23,6 +23,6 @@ using CCols = Eigen::Map<const Mat<S>>;
 template <typename S>
 using Vec = Eigen::Matrix<S, Eigen::Dynamic, 1>;
 
-inline constexpr Index kLane = 16;   // values per vector chunk (one AVX-512 register of float)
+inline constexpr Index kLane = 16;  // values per vector chunk (one AVX-512 register of float)
 
 }  // namespace p0sim::sim::layers
