@@ -1,11 +1,10 @@
 #pragma once
-// One name table per enum, declared next to the enum and used for parsing, printing, help texts
-// and results, so an enum's names are written once:
+// One name table per enum, declared next to the enum (in its namespace, found by argument-dependent
+// lookup) and used for parsing, printing, help texts and results, so an enum's names are written
+// once:
 //
 //   enum class Mask { causal, bidirectional, prefix_bidirectional, count };
-//   template <> struct EnumNames<Mask> {
-//     static constexpr std::array<std::string_view, 3> names = {"causal", "bidirectional", "prefix-bidirectional"};
-//   };
+//   constexpr std::array<std::string_view, 3> enum_names_of(Mask) { return {"causal", "bidirectional", ...}; }
 //
 // `count` is the enum's last enumerator; the table is checked against it at compile time, so an
 // enumerator added without its name does not build.
@@ -14,23 +13,24 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace p0sim {
 
 template <typename E>
-struct EnumNames;  // specialised next to each enum
-
-template <typename E>
-concept NamedEnum = requires {
-  EnumNames<E>::names;
+concept NamedEnum = std::is_enum_v<E> && requires {
+  enum_names_of(E{});
 };
 
 template <NamedEnum E>
+inline constexpr auto kEnumNames = enum_names_of(E{});
+
+template <NamedEnum E>
 constexpr const auto& enum_table() {
-  static_assert(EnumNames<E>::names.size() == static_cast<std::size_t>(E::count),
-                "an enumerator has no name in its EnumNames table");
-  return EnumNames<E>::names;
+  static_assert(kEnumNames<E>.size() == static_cast<std::size_t>(E::count),
+                "an enumerator has no name in its enum_names_of table");
+  return kEnumNames<E>;
 }
 
 // Every value of E in declaration order.

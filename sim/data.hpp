@@ -28,21 +28,10 @@ inline bool recalls_position0(Task t) { return t == Task::firstrecall || t == Ta
 // the non-trigger tokens.
 enum class Filler { uniform, markov, count };
 
-}  // namespace p0sim::sim
-
-namespace p0sim {
-template <>
-struct EnumNames<sim::Task> {
-  static constexpr std::array<std::string_view, 8> names = {
-      "uniform", "markov", "backcopy", "repeat", "firstrecall", "lookup", "backcopy-indep", "firstrecall-lookup"};
-};
-template <>
-struct EnumNames<sim::Filler> {
-  static constexpr std::array<std::string_view, 2> names = {"uniform", "markov"};
-};
-}  // namespace p0sim
-
-namespace p0sim::sim {
+constexpr std::array<std::string_view, 8> enum_names_of(Task) {
+  return {"uniform", "markov", "backcopy", "repeat", "firstrecall", "lookup", "backcopy-indep", "firstrecall-lookup"};
+}
+constexpr std::array<std::string_view, 2> enum_names_of(Filler) { return {"uniform", "markov"}; }
 
 // Per input position (B,T) of a filled batch: which predictions a task scores.
 // Input position t predicts row token t+1.

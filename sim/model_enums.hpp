@@ -17,27 +17,12 @@ enum class Act { gelu, relu, count };
 // Attention whose rows need not sum to one: probes read it through the row-normalised |A| proxy.
 inline bool unnormalised(Attn a) { return a == Attn::sigmoid; }
 
-}  // namespace p0sim::sim
+constexpr std::array<std::string_view, 3> enum_names_of(Mask) {
+  return {"causal", "bidirectional", "prefix-bidirectional"};
+}
+constexpr std::array<std::string_view, 3> enum_names_of(Attn) { return {"softmax", "softmax1", "sigmoid"}; }
+constexpr std::array<std::string_view, 3> enum_names_of(PosEnc) { return {"none", "rope", "absolute"}; }
+constexpr std::array<std::string_view, 2> enum_names_of(Norm) { return {"rms", "layer"}; }
+constexpr std::array<std::string_view, 2> enum_names_of(Act) { return {"gelu", "relu"}; }
 
-namespace p0sim {
-template <>
-struct EnumNames<sim::Mask> {
-  static constexpr std::array<std::string_view, 3> names = {"causal", "bidirectional", "prefix-bidirectional"};
-};
-template <>
-struct EnumNames<sim::Attn> {
-  static constexpr std::array<std::string_view, 3> names = {"softmax", "softmax1", "sigmoid"};
-};
-template <>
-struct EnumNames<sim::PosEnc> {
-  static constexpr std::array<std::string_view, 3> names = {"none", "rope", "absolute"};
-};
-template <>
-struct EnumNames<sim::Norm> {
-  static constexpr std::array<std::string_view, 2> names = {"rms", "layer"};
-};
-template <>
-struct EnumNames<sim::Act> {
-  static constexpr std::array<std::string_view, 2> names = {"gelu", "relu"};
-};
-}  // namespace p0sim
+}  // namespace p0sim::sim

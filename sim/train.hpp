@@ -20,16 +20,7 @@ namespace p0sim::sim {
 
 enum class Schedule { constant, cosine, count };
 
-}  // namespace p0sim::sim
-
-namespace p0sim {
-template <>
-struct EnumNames<sim::Schedule> {
-  static constexpr std::array<std::string_view, 2> names = {"constant", "cosine"};
-};
-}  // namespace p0sim
-
-namespace p0sim::sim {
+constexpr std::array<std::string_view, 2> enum_names_of(Schedule) { return {"constant", "cosine"}; }
 
 struct TrainConfig {
   ModelConfig model;

@@ -22,16 +22,7 @@ enum class OptionType { integer, real, unsigned64, flag, name };
 // `p0sim train --warm-start`: the random init, or the hand-wired circuit plus noise.
 enum class WarmStart { none, circuit, count };
 
-}  // namespace p0sim::study
-
-namespace p0sim {
-template <>
-struct EnumNames<study::WarmStart> {
-  static constexpr std::array<std::string_view, 2> names = {"none", "circuit"};
-};
-}  // namespace p0sim
-
-namespace p0sim::study {
+constexpr std::array<std::string_view, 2> enum_names_of(WarmStart) { return {"none", "circuit"}; }
 
 // Where an option is accepted.
 enum Scope : unsigned {

@@ -19,20 +19,8 @@ namespace p0sim::theory {
 enum class ValueModel { axis, cap, gauss, count };
 enum class AttnMask { causal, bidirectional, count };
 
-}  // namespace p0sim::theory
-
-namespace p0sim {
-template <>
-struct EnumNames<theory::ValueModel> {
-  static constexpr std::array<std::string_view, 3> names = {"axis", "cap", "gauss"};
-};
-template <>
-struct EnumNames<theory::AttnMask> {
-  static constexpr std::array<std::string_view, 2> names = {"causal", "bidirectional"};
-};
-}  // namespace p0sim
-
-namespace p0sim::theory {
+constexpr std::array<std::string_view, 3> enum_names_of(ValueModel) { return {"axis", "cap", "gauss"}; }
+constexpr std::array<std::string_view, 2> enum_names_of(AttnMask) { return {"causal", "bidirectional"}; }
 
 // One point of the cone model. Fields a model does not use are ignored (set to NaN in output).
 struct ConePoint {
@@ -61,19 +49,11 @@ enum class Quantity {
   count
 };
 
-}  // namespace p0sim::theory
-
-namespace p0sim {
 // The names are the `quantity` column of cone CSVs.
-template <>
-struct EnumNames<theory::Quantity> {
-  static constexpr std::array<std::string_view, 8> names = {
-      "norm_sq_mean", "norm_sq_var",     "norm_mean",       "cos_axis_mean",
-      "p0_gap",       "p0_beats_t_prob", "p0_largest_prob", "p0_largest_union_bound"};
-};
-}  // namespace p0sim
-
-namespace p0sim::theory {
+constexpr std::array<std::string_view, 8> enum_names_of(Quantity) {
+  return {"norm_sq_mean", "norm_sq_var",     "norm_mean",       "cos_axis_mean",
+          "p0_gap",       "p0_beats_t_prob", "p0_largest_prob", "p0_largest_union_bound"};
+}
 
 inline constexpr auto kAllQuantities = enum_values<Quantity>();
 

@@ -25,16 +25,7 @@ namespace p0sim::theory::detail {
 // theta=pi/6). `automatic` uses ibeta unless a*log(sin^2 theta) < -200 (mass below ~1e-87).
 enum class CapMethod { automatic, ibeta, series, count };
 
-}  // namespace p0sim::theory::detail
-
-namespace p0sim {
-template <>
-struct EnumNames<theory::detail::CapMethod> {
-  static constexpr std::array<std::string_view, 3> names = {"automatic", "ibeta", "series"};
-};
-}  // namespace p0sim
-
-namespace p0sim::theory::detail {
+constexpr std::array<std::string_view, 3> enum_names_of(CapMethod) { return {"automatic", "ibeta", "series"}; }
 
 // 2F1(a+b, 1; a+1; z) for 0 <= z < 1 by its power series (all terms positive, so no cancellation).
 double hyp2f1_unit(double a, double b, double z);

@@ -26,16 +26,7 @@ namespace p0sim::theory {
 //   so the two estimators are independent at one seed.
 enum class McEstimator { full, radial, count };
 
-}  // namespace p0sim::theory
-
-namespace p0sim {
-template <>
-struct EnumNames<theory::McEstimator> {
-  static constexpr std::array<std::string_view, 2> names = {"full", "radial"};
-};
-}  // namespace p0sim
-
-namespace p0sim::theory {
+constexpr std::array<std::string_view, 2> enum_names_of(McEstimator) { return {"full", "radial"}; }
 
 struct McOptions {
   std::int64_t trials = 10000;
