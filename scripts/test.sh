@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 cmake --preset release >/dev/null
 targets=(p0sim test_theory test_sim test_study test_cli)
 # p0sim-mpi exists where CMake found OpenMPI (scripts/install-deps.sh installs it).
-if cmake --build --preset release --target help | grep -q 'p0sim-mpi'; then targets+=(p0sim-mpi); fi
+if cmake --build --preset release --target help | grep 'p0sim-mpi' >/dev/null; then targets+=(p0sim-mpi); fi
 cmake --build --preset release --target "${targets[@]}"
 ctest --preset release
 # The MPI variant: build-mpi/p0sim under mpirun -np 3 must write the single-process
