@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "common/errors.hpp"
+#include "study/run_options.hpp"
 
 namespace p0sim::cli {
 
@@ -38,6 +39,9 @@ int run_main(int argc, char** argv) {
     return app.exit(e);  // --help, --version
   } catch (const CLI::ParseError& e) {
     std::cerr << "p0sim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const ConfigError& e) {
+    std::cerr << "p0sim: error: " << study::option_error(e).what() << "\n";
     return 2;
   } catch (const UsageError& e) {
     std::cerr << "p0sim: error: " << e.what() << "\n";

@@ -85,15 +85,15 @@ int sample_cdf(const double* cdf, int n, double u) {
 
 DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
   const int V = config.vocab;
-  if (V < 2 || V > (1 << 24)) throw UsageError("--vocab", "must be between 2 and 16777216, got " + std::to_string(V));
-  if (config.seq_len < 2) throw UsageError("--seq-len", "must be at least 2, got " + std::to_string(config.seq_len));
+  if (V < 2 || V > (1 << 24)) throw ConfigError("vocab", "must be between 2 and 16777216, got " + std::to_string(V));
+  if (config.seq_len < 2) throw ConfigError("seq_len", "must be at least 2, got " + std::to_string(config.seq_len));
   const bool chain = config.task == Task::markov || config.task == Task::backcopy;
   if (chain && !(std::isfinite(config.markov_alpha) && config.markov_alpha >= 1e-3 && config.markov_alpha <= 1e6))
-    throw UsageError("--markov-alpha", "must be a finite number in [0.001, 1e6], got " + fmt17(config.markov_alpha));
+    throw ConfigError("markov_alpha", "must be a finite number in [0.001, 1e6], got " + fmt17(config.markov_alpha));
   if (config.task == Task::backcopy && (config.triggers < 1 || config.triggers >= V))
-    throw UsageError("--triggers", "must be between 1 and vocab-1 = " + std::to_string(V - 1) + ", got " +
+    throw ConfigError("triggers", "must be between 1 and vocab-1 = " + std::to_string(V - 1) + ", got " +
                                        std::to_string(config.triggers));
-  if (chain && V > 4096) throw UsageError("--vocab", "markov and backcopy need a vocab of at most 4096");
+  if (chain && V > 4096) throw ConfigError("vocab", "markov and backcopy need a vocab of at most 4096");
 
   const auto Vs = static_cast<std::size_t>(V);
   stationary_.assign(Vs, 1.0 / V);
@@ -226,16 +226,16 @@ void DataGenerator::init_firstrecall() {
   const DataConfig& c = config_;
   const int V = c.vocab;
   if (c.triggers < 1 || c.triggers >= V)
-    throw UsageError("--triggers", "must be between 1 and vocab-1 = " + std::to_string(V - 1) + ", got " +
+    throw ConfigError("triggers", "must be between 1 and vocab-1 = " + std::to_string(V - 1) + ", got " +
                                        std::to_string(c.triggers));
   if (!(c.trigger_prob > 0.0 && c.trigger_prob < 1.0))
-    throw UsageError("--trigger-prob",
+    throw ConfigError("trigger_prob",
                      enum_name(c.task) + " needs a probability in (0, 1), got " + fmt17(c.trigger_prob));
   const bool markov = c.filler == Filler::markov;
   if (markov && !(std::isfinite(c.markov_alpha) && c.markov_alpha >= 1e-3 && c.markov_alpha <= 1e6))
-    throw UsageError("--markov-alpha", "must be a finite number in [0.001, 1e6], got " + fmt17(c.markov_alpha));
+    throw ConfigError("markov_alpha", "must be a finite number in [0.001, 1e6], got " + fmt17(c.markov_alpha));
   const int n = V - c.triggers;
-  if (markov && n > 4096) throw UsageError("--vocab", "a markov filler needs at most 4096 filler tokens");
+  if (markov && n > 4096) throw ConfigError("vocab", "a markov filler needs at most 4096 filler tokens");
   const auto Vs = static_cast<std::size_t>(V), ns = static_cast<std::size_t>(n);
   is_trigger_.assign(Vs, 0);
   fillers_.resize(ns);
@@ -281,20 +281,20 @@ void DataGenerator::init_firstrecall() {
 void DataGenerator::init_lookup() {
   const DataConfig& c = config_;
   const int V = c.vocab;
-  if (c.keys < 1) throw UsageError("--keys", "must be at least 1, got " + std::to_string(c.keys));
-  if (c.values < 1) throw UsageError("--values", "must be at least 1, got " + std::to_string(c.values));
+  if (c.keys < 1) throw ConfigError("keys", "must be at least 1, got " + std::to_string(c.keys));
+  if (c.values < 1) throw ConfigError("values", "must be at least 1, got " + std::to_string(c.values));
   const bool recall = c.task == Task::firstrecall_lookup;
   const int triggers = recall ? c.triggers : 0;
-  if (recall && c.triggers < 1) throw UsageError("--triggers", "must be at least 1, got " + std::to_string(c.triggers));
+  if (recall && c.triggers < 1) throw ConfigError("triggers", "must be at least 1, got " + std::to_string(c.triggers));
   const long need = static_cast<long>(c.values) * (1 + c.keys) + c.keys + 2 + triggers;
   if (V < need)
-    throw UsageError("--vocab", enum_name(c.task) + " with " + std::to_string(c.keys) + " keys and " +
+    throw ConfigError("vocab", enum_name(c.task) + " with " + std::to_string(c.keys) + " keys and " +
                                     std::to_string(c.values) + " values needs a vocab of at least " +
                                     (recall ? "values*(1+keys)+keys+2+triggers = " : "values*(1+keys)+keys+2 = ") +
                                     std::to_string(need) + ", got " + std::to_string(V));
   const double max_q = recall ? 1.0 / 3.0 : 0.5;
   if (!(c.trigger_prob > 0.0 && c.trigger_prob <= max_q))
-    throw UsageError("--trigger-prob", enum_name(c.task) + " needs a probability in (0, " + (recall ? "1/3" : "0.5") +
+    throw ConfigError("trigger_prob", enum_name(c.task) + " needs a probability in (0, " + (recall ? "1/3" : "0.5") +
                                            "], got " + fmt17(c.trigger_prob));
   floor_ = std::numeric_limits<double>::quiet_NaN();
   // The marginal depends on t (see above); stationary_ keeps the fresh-position law.

@@ -20,26 +20,26 @@ namespace fs = std::filesystem;
 
 void validate(const TrainConfig& c) {
   validate(c.model);
-  if (c.data.vocab != c.model.vocab) throw UsageError("--vocab", "data and model vocab differ");
-  if (c.data.seq_len != c.model.seq_len) throw UsageError("--seq-len", "data and model sequence lengths differ");
-  if (c.batch < 1) throw UsageError("--batch", "must be at least 1, got " + std::to_string(c.batch));
-  if (c.steps < 0) throw UsageError("--steps", "must be at least 0, got " + std::to_string(c.steps));
-  if (!(std::isfinite(c.lr) && c.lr > 0.0)) throw UsageError("--lr", "must be a finite number > 0, got " + fmt17(c.lr));
-  if (c.warmup < 0) throw UsageError("--warmup", "must be at least 0, got " + std::to_string(c.warmup));
+  if (c.data.vocab != c.model.vocab) throw ConfigError("vocab", "data and model vocab differ");
+  if (c.data.seq_len != c.model.seq_len) throw ConfigError("seq_len", "data and model sequence lengths differ");
+  if (c.batch < 1) throw ConfigError("batch", "must be at least 1, got " + std::to_string(c.batch));
+  if (c.steps < 0) throw ConfigError("steps", "must be at least 0, got " + std::to_string(c.steps));
+  if (!(std::isfinite(c.lr) && c.lr > 0.0)) throw ConfigError("lr", "must be a finite number > 0, got " + fmt17(c.lr));
+  if (c.warmup < 0) throw ConfigError("warmup", "must be at least 0, got " + std::to_string(c.warmup));
   if (!(std::isfinite(c.adamw.weight_decay) && c.adamw.weight_decay >= 0.0))
-    throw UsageError("--weight-decay", "must be a finite number >= 0, got " + fmt17(c.adamw.weight_decay));
+    throw ConfigError("weight_decay", "must be a finite number >= 0, got " + fmt17(c.adamw.weight_decay));
   if (!(c.adamw.beta1 >= 0.0 && c.adamw.beta1 < 1.0))
-    throw UsageError("--beta1", "must be in [0, 1), got " + fmt17(c.adamw.beta1));
+    throw ConfigError("beta1", "must be in [0, 1), got " + fmt17(c.adamw.beta1));
   if (!(c.adamw.beta2 >= 0.0 && c.adamw.beta2 < 1.0))
-    throw UsageError("--beta2", "must be in [0, 1), got " + fmt17(c.adamw.beta2));
+    throw ConfigError("beta2", "must be in [0, 1), got " + fmt17(c.adamw.beta2));
   if (!(std::isfinite(c.clip) && c.clip >= 0.0))
-    throw UsageError("--clip", "must be a finite number >= 0 (0 = off), got " + fmt17(c.clip));
-  if (c.threads < 1) throw UsageError("--threads", "must be at least 1");
-  if (c.log_every < 1) throw UsageError("--log-every", "must be at least 1");
+    throw ConfigError("clip", "must be a finite number >= 0 (0 = off), got " + fmt17(c.clip));
+  if (c.threads < 1) throw ConfigError("threads", "must be at least 1");
+  if (c.log_every < 1) throw ConfigError("log_every", "must be at least 1");
   DataGenerator check(c.data);  // the data options' own checks
   validate(c.probe);
   if (c.ablate && c.probe.every <= 0)
-    throw UsageError("--ablate", "needs probes (--probe-every > 0): ablations are measured on the probe batch");
+    throw ConfigError("ablate", "needs probes (--probe-every > 0): ablations are measured on the probe batch");
 }
 
 double learning_rate(const TrainConfig& c, int step) {
@@ -93,7 +93,7 @@ TrainResult train(Model<float>& model, const TrainConfig& c, const std::function
 
 TrainResult train(Model<float>& model, const TrainConfig& c, const TrainControl& control) {
   validate(c);
-  if (model.max_batch() < c.batch) throw UsageError("--batch", "larger than the model was built for");
+  if (model.max_batch() < c.batch) throw ConfigError("batch", "larger than the model was built for");
   DataConfig data = c.data;
   data.seed = c.seed;  // one seed drives init, task structure and batches
   const DataGenerator gen(data);

@@ -244,6 +244,14 @@ std::string nearest_option(std::string_view name, const std::vector<std::string>
   return best;
 }
 
+std::string option_for_field(const std::string& field) {
+  std::string name = field;
+  std::replace(name.begin(), name.end(), '_', '-');
+  return "--" + name;
+}
+
+UsageError option_error(const ConfigError& e) { return UsageError(option_for_field(e.field), e.message); }
+
 std::string toml_value(const RunOption& o, const std::string& text) {
   if (o.type != OptionType::name) return text;
   std::string out = "\"";
@@ -347,7 +355,11 @@ RunSpec OptionValues::spec() const {
   spec.checkpoint_every = i("checkpoint-every");
   spec.warm_start = e("warm-start", WarmStart{});
   spec.warm_start_noise = d("warm-start-noise");
-  sim::validate(c);
+  try {
+    sim::validate(c);
+  } catch (const ConfigError& e) {
+    throw option_error(e);
+  }
   return spec;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/enum_names.hpp"
+#include "common/errors.hpp"
 #include "sim/train.hpp"
 
 namespace p0sim::study {
@@ -82,6 +83,12 @@ class OptionValues {
   std::vector<std::string> text_;  // parallel to run_options()
   std::vector<bool> given_;
 };
+
+// The option a configuration field is set with ("d_model" -> "--d-model"), for the engine's
+// ConfigError messages; a field outside the table (threads) becomes --field-name likewise.
+std::string option_for_field(const std::string& field);
+// The engine's refusal retold with the option's name: "--d-model: must be ...".
+UsageError option_error(const ConfigError& e);
 
 // TOML quoting for a resolved config value: numbers and booleans bare, names quoted.
 std::string toml_value(const RunOption& o, const std::string& text);

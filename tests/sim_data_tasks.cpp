@@ -228,26 +228,26 @@ TEST_CASE("the markov entropy floor is the mean Bayes-optimal loss", "[data]") {
   CHECK_THAT(DataGenerator(cfg).entropy_floor(true), Catch::Matchers::WithinRel(std::log(7.0) / 9.0, 1e-12));
 }
 
-TEST_CASE("bad data configs are rejected naming the option", "[data]") {
+TEST_CASE("bad data configs are rejected naming the configuration field", "[data]") {
   DataConfig cfg;
   cfg.vocab = 1;
-  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--vocab"));
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("vocab: "));
   cfg = {};
   cfg.seq_len = 1;
-  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--seq-len"));
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("seq_len: "));
   cfg = {};
   cfg.task = Task::backcopy;
   cfg.vocab = 4;
   cfg.triggers = 4;
   REQUIRE_THROWS_AS(DataGenerator(cfg), p0sim::UsageError);
-  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--triggers"));
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("triggers: "));
   cfg.triggers = 0;
-  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--triggers"));
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("triggers: "));
   cfg = {};
   cfg.markov_alpha = 0.0;
-  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--markov-alpha"));
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("markov_alpha: "));
   cfg.markov_alpha = std::nan("");
-  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--markov-alpha"));
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("markov_alpha: "));
 }
 
 TEST_CASE("the existing tasks draw the same tokens as before firstrecall and lookup were added", "[data]") {
@@ -487,33 +487,33 @@ TEST_CASE("firstrecall-lookup answers queries like lookup and copies position 0 
   CHECK(mismarked == 0);
 }
 
-TEST_CASE("bad firstrecall and lookup configs are rejected naming the option", "[data]") {
+TEST_CASE("bad firstrecall and lookup configs are rejected naming the configuration field", "[data]") {
   DataConfig cfg;
   cfg.task = Task::firstrecall;
   cfg.trigger_prob = 1.0;
-  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--trigger-prob"));
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("trigger_prob: "));
   cfg.trigger_prob = 0.1;
   cfg.triggers = cfg.vocab;
-  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--triggers"));
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("triggers: "));
   cfg = {};
   cfg.task = Task::lookup;
   cfg.vocab = 20;  // 4 keys x 8 values need 8*5+4+2 = 46
-  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--vocab"));
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("vocab: "));
   cfg.vocab = 64;
   cfg.trigger_prob = 0.6;
-  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--trigger-prob"));
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("trigger_prob: "));
   cfg.trigger_prob = 0.1;
   cfg.keys = 0;
-  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--keys"));
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("keys: "));
   cfg = {};
   cfg.task = Task::firstrecall_lookup;
   cfg.vocab = 49;  // 46 for lookup + 4 triggers = 50
-  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--vocab"));
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("vocab: "));
   cfg.vocab = 64;
   cfg.trigger_prob = 0.34;  // facts, queries and triggers share one draw: at most 1/3
-  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--trigger-prob"));
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("trigger_prob: "));
   cfg = {};
   cfg.task = Task::backcopy_indep;
   cfg.trigger_prob = 1.0;
-  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("--trigger-prob"));
+  REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("trigger_prob: "));
 }

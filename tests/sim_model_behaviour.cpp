@@ -269,7 +269,7 @@ TEST_CASE("smaller batches than max_batch and bad tokens are handled", "[sim][mo
   CHECK_THROWS(big.forward(rows.data(), 5));
 }
 
-TEST_CASE("validate rejects impossible configurations naming the option", "[sim][model]") {
+TEST_CASE("validate rejects impossible configurations naming the configuration field", "[sim][model]") {
   auto expect = [](ModelConfig c, const std::string& option) {
     try {
       validate(c);
@@ -282,19 +282,19 @@ TEST_CASE("validate rejects impossible configurations naming the option", "[sim]
   CHECK_NOTHROW(validate(c));
   ModelConfig bad = c;
   bad.heads = 3;
-  expect(bad, "--heads");
+  expect(bad, "heads");
   bad = c;
   bad.d_model = 12;
   bad.heads = 4;  // D = 3
   bad.pos = PosEnc::rope;
-  expect(bad, "--pos");
+  expect(bad, "pos");
   bad = c;
   bad.seq_len = 1;
-  expect(bad, "--seq-len");
+  expect(bad, "seq_len");
   bad = c;
   bad.vocab = 1;
-  expect(bad, "--vocab");
+  expect(bad, "vocab");
   bad = c;
   bad.layers = 0;
-  expect(bad, "--layers");
+  expect(bad, "layers");
 }

@@ -143,19 +143,19 @@ TEST_CASE("stages follow the paper: none, early in a deeper block, transitional 
   CHECK(t[4].stage == "early");
 }
 
-TEST_CASE("bad probe settings are rejected naming the option", "[probe]") {
+TEST_CASE("bad probe settings are rejected naming the configuration field", "[probe]") {
   ProbeConfig c;
   c.every = -1;
-  CHECK_THROWS_WITH(validate(c), Catch::Contains("--probe-every"));
+  CHECK_THROWS_WITH(validate(c), Catch::Contains("probe_every: "));
   c = {};
   c.batch = 1;
-  CHECK_THROWS_WITH(validate(c), Catch::Contains("--probe-batch"));
+  CHECK_THROWS_WITH(validate(c), Catch::Contains("probe_batch: "));
   c = {};
   c.sink_eps = 1.5;
-  CHECK_THROWS_WITH(validate(c), Catch::Contains("--sink-eps"));
+  CHECK_THROWS_WITH(validate(c), Catch::Contains("sink_eps: "));
   c = {};
   c.emerge_ratio = 0.0;
-  CHECK_THROWS_WITH(validate(c), Catch::Contains("--emerge-ratio"));
+  CHECK_THROWS_WITH(validate(c), Catch::Contains("emerge_ratio: "));
 }
 
 TEST_CASE("with BOS the probe scores the prediction of token t+1 made at model position t+1", "[probe]") {
