@@ -14,7 +14,8 @@ struct UsageError : std::runtime_error {
 // record, e.g. "d_model") rather than an option: the engine knows no CLI names. Whoever built the
 // configuration names the option the user set it with (study::option_for_field).
 struct ConfigError : UsageError {
-  ConfigError(const std::string& field, const std::string& what) : UsageError(field, what), field(field), message(what) {}
+  ConfigError(const std::string& field, const std::string& what)
+      : UsageError(field, what), field(field), message(what) {}
   std::string field, message;
 };
 

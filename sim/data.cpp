@@ -92,7 +92,7 @@ DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
     throw ConfigError("markov_alpha", "must be a finite number in [0.001, 1e6], got " + fmt17(config.markov_alpha));
   if (config.task == Task::backcopy && (config.triggers < 1 || config.triggers >= V))
     throw ConfigError("triggers", "must be between 1 and vocab-1 = " + std::to_string(V - 1) + ", got " +
-                                       std::to_string(config.triggers));
+                                      std::to_string(config.triggers));
   if (chain && V > 4096) throw ConfigError("vocab", "markov and backcopy need a vocab of at most 4096");
 
   const auto Vs = static_cast<std::size_t>(V);
@@ -226,11 +226,11 @@ void DataGenerator::init_firstrecall() {
   const DataConfig& c = config_;
   const int V = c.vocab;
   if (c.triggers < 1 || c.triggers >= V)
-    throw ConfigError("triggers", "must be between 1 and vocab-1 = " + std::to_string(V - 1) + ", got " +
-                                       std::to_string(c.triggers));
+    throw ConfigError(
+        "triggers", "must be between 1 and vocab-1 = " + std::to_string(V - 1) + ", got " + std::to_string(c.triggers));
   if (!(c.trigger_prob > 0.0 && c.trigger_prob < 1.0))
     throw ConfigError("trigger_prob",
-                     enum_name(c.task) + " needs a probability in (0, 1), got " + fmt17(c.trigger_prob));
+                      enum_name(c.task) + " needs a probability in (0, 1), got " + fmt17(c.trigger_prob));
   const bool markov = c.filler == Filler::markov;
   if (markov && !(std::isfinite(c.markov_alpha) && c.markov_alpha >= 1e-3 && c.markov_alpha <= 1e6))
     throw ConfigError("markov_alpha", "must be a finite number in [0.001, 1e6], got " + fmt17(c.markov_alpha));
@@ -289,13 +289,13 @@ void DataGenerator::init_lookup() {
   const long need = static_cast<long>(c.values) * (1 + c.keys) + c.keys + 2 + triggers;
   if (V < need)
     throw ConfigError("vocab", enum_name(c.task) + " with " + std::to_string(c.keys) + " keys and " +
-                                    std::to_string(c.values) + " values needs a vocab of at least " +
-                                    (recall ? "values*(1+keys)+keys+2+triggers = " : "values*(1+keys)+keys+2 = ") +
-                                    std::to_string(need) + ", got " + std::to_string(V));
+                                   std::to_string(c.values) + " values needs a vocab of at least " +
+                                   (recall ? "values*(1+keys)+keys+2+triggers = " : "values*(1+keys)+keys+2 = ") +
+                                   std::to_string(need) + ", got " + std::to_string(V));
   const double max_q = recall ? 1.0 / 3.0 : 0.5;
   if (!(c.trigger_prob > 0.0 && c.trigger_prob <= max_q))
     throw ConfigError("trigger_prob", enum_name(c.task) + " needs a probability in (0, " + (recall ? "1/3" : "0.5") +
-                                           "], got " + fmt17(c.trigger_prob));
+                                          "], got " + fmt17(c.trigger_prob));
   floor_ = std::numeric_limits<double>::quiet_NaN();
   // The marginal depends on t (see above); stationary_ keeps the fresh-position law.
   const double q = c.trigger_prob;
