@@ -200,7 +200,14 @@ void add_eval(CLI::App& app) {
       throw UsageError("--tokens", "'" + o->tokens + "' must have shape (N, T+1) with N >= 1 and T >= 2");
     const std::int64_t N = tok.shape[0], T = tok.shape[1] - 1;
     if (T > (1 << 16)) throw UsageError("--tokens", "'" + o->tokens + "': rows longer than 65537 tokens");
-    const LoadedWeights w = load_weights(o->weights, "--weights", static_cast<int>(T));
+    LoadedWeights w;
+    try {
+      w = load_weights(o->weights, "--weights", static_cast<int>(T));
+    } catch (const ConfigError& e) {
+      // The rows' length is the tokens' shape: a length the weights cannot take is the tokens' fault.
+      if (e.field != "seq_len") throw;
+      throw UsageError("--tokens", e.message);
+    }
     const auto ids = tok.as_int64();
     std::vector<std::int32_t> rows(ids.size());
     for (std::size_t k = 0; k < ids.size(); ++k) {

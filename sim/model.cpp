@@ -44,7 +44,7 @@ void validate(const ModelConfig& c) {
     throw ConfigError("d_model", "must be in 1..65536, got " + std::to_string(c.d_model));
   if (c.heads < 1 || c.d_model % c.heads != 0)
     throw ConfigError("heads",
-                      "must divide --d-model (" + std::to_string(c.d_model) + "), got " + std::to_string(c.heads));
+                      "must divide d_model (" + std::to_string(c.d_model) + "), got " + std::to_string(c.heads));
   if (c.layers < 1 || c.layers > 1024)
     throw ConfigError("layers", "must be in 1..1024, got " + std::to_string(c.layers));
   if (c.d_ff < 1 || c.d_ff > (1 << 20))

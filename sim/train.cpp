@@ -39,7 +39,7 @@ void validate(const TrainConfig& c) {
   DataGenerator check(c.data);  // the data options' own checks
   validate(c.probe);
   if (c.ablate && c.probe.every <= 0)
-    throw ConfigError("ablate", "needs probes (--probe-every > 0): ablations are measured on the probe batch");
+    throw ConfigError("ablate", "needs probes (probe_every > 0): ablations are measured on the probe batch");
 }
 
 double learning_rate(const TrainConfig& c, int step) {
@@ -155,12 +155,12 @@ TrainResult train(Model<float>& model, const TrainConfig& c, const TrainControl&
   auto diverged = [&](int step, double loss, double grad_norm) {
     std::string where = locate_non_finite(model, std::isfinite(loss));
     std::string last = last_checkpoint < 0
-                           ? std::string("no checkpoint was written (--checkpoint-every 0)")
+                           ? std::string("no checkpoint was written (checkpoints were off)")
                            : "last good checkpoint: step " + std::to_string(last_checkpoint) +
                                  (control.checkpoint_location.empty() ? "" : " in " + control.checkpoint_location);
     return RunError("training diverged at step " + std::to_string(step) + ": loss " + fmt17(loss) + ", gradient norm " +
                     fmt17(grad_norm) + (where.empty() ? "" : "; first non-finite value in the " + where) + "; " + last +
-                    " (try a lower --lr or --clip)");
+                    " (try a lower learning rate or a gradient-norm clip)");
   };
 
   ParallelStep step(c.model, B, c.threads);  // the batch split across c.threads (bit-identical for any)
@@ -334,9 +334,9 @@ LoadedWeights load_weights(const fs::path& weights_dir, const std::string& optio
   w.config = model_config_from_json(j, option);
   if (seq_len > 0 && seq_len != w.config.seq_len) {
     if (w.config.pos == PosEnc::absolute)
-      throw UsageError("--tokens",
-                       "rows hold T=" + std::to_string(seq_len) +
-                           " inputs but the model's absolute positions are for T=" + std::to_string(w.config.seq_len));
+      throw ConfigError("seq_len",
+                        "rows hold T=" + std::to_string(seq_len) +
+                            " inputs but the model's absolute positions are for T=" + std::to_string(w.config.seq_len));
     w.config.seq_len = seq_len;
   }
   const auto layout = parameter_layout(w.config);
