@@ -1,5 +1,7 @@
 #include "sim/checkpoint.hpp"
 
+#include "sim/probe_metrics.hpp"
+
 #include <bit>
 #include <cstring>
 #include <fstream>
@@ -96,14 +98,16 @@ class Reader {
   std::string where_;
 };
 
+// Every state metric of the registry, in its order, so a new metric is checkpointed with the rest.
 void put_state_metrics(Writer& w, const StateMetrics& m) {
-  for (double v : {m.p0_norm, m.rest_norm, m.p0_norm_ratio, m.p1_norm_ratio, m.p0_cos, m.massive_ratio}) w.put(v);
+  for (const LayerMetric& lm : layer_metrics())
+    if (lm.state_field) w.put(m.*lm.state_field);
 }
 
 StateMetrics get_state_metrics(Reader& r) {
   StateMetrics m;
-  for (double* v : {&m.p0_norm, &m.rest_norm, &m.p0_norm_ratio, &m.p1_norm_ratio, &m.p0_cos, &m.massive_ratio})
-    *v = r.get<double>();
+  for (const LayerMetric& lm : layer_metrics())
+    if (lm.state_field) m.*lm.state_field = r.get<double>();
   return m;
 }
 

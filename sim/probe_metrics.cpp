@@ -13,7 +13,8 @@ LayerMetric state(std::string name, std::string definition, std::string unit, bo
           [](const LayerProbe& lp) { return lp.state.*field; },
           [](const LayerProbe& lp) { return lp.mid.*field; },
           in_results,
-          mid_in_summary};
+          mid_in_summary,
+          field};
 }
 
 // A summary of the layer's heads.
