@@ -1,4 +1,4 @@
-// Issue 7: every subcommand, one table of bad inputs run through the binary. Each must end with
+// Every subcommand, one table of bad inputs run through the binary. Each must end with
 // exit 2 (bad input) or 1 (a failed run), exactly one line on stderr naming the option or file,
 // no signal, and nothing written anywhere: the scratch tree (fixtures and output locations) is
 // listed with every file's size and modification time before and after each case.

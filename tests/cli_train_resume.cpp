@@ -1,4 +1,4 @@
-// Issue 7: runs killed at random instants resume from their checkpoints and end with the bytes of
+// Runs killed at random instants resume from their checkpoints and end with the bytes of
 // a run that never stopped; a corrupt newest checkpoint falls back to the older one; divergence
 // stops the run with exit 1 naming the step, the tensor and the last good checkpoint.
 //
