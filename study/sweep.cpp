@@ -277,28 +277,20 @@ void Progress::close() {
 
 void run_pool(const std::vector<std::size_t>& jobs, int threads, const std::function<JobResult(std::size_t)>& job,
               const std::function<void(std::size_t, const JobResult&)>& on_done) {
-  std::map<std::size_t, JobResult> results;  // filled by each job, read by its own on_done only
-  std::mutex results_mutex;
+  // A thread's job and its on_done run back to back on that thread, so one slot per thread
+  // carries the result between them.
+  std::vector<JobResult> slot(static_cast<std::size_t>(std::max(1, threads)));
   study::run_jobs(
       jobs, threads,
       [&](std::size_t j, int thread) {
         const double start = now_seconds();
-        JobResult r = job(j);
+        JobResult& r = slot[static_cast<std::size_t>(thread)];
+        r = job(j);
         r.wall_seconds = now_seconds() - start;
         r.worker = std::to_string(thread);
         r.worker.insert(0, 1, 't');  // not "t" + ...: GCC 12 -Wrestrict false positive
-        std::lock_guard<std::mutex> lock(results_mutex);
-        results[j] = std::move(r);
       },
-      [&](std::size_t j, int) {
-        JobResult r;
-        {
-          std::lock_guard<std::mutex> lock(results_mutex);
-          r = std::move(results[j]);
-          results.erase(j);
-        }
-        on_done(j, r);
-      });
+      [&](std::size_t j, int thread) { on_done(j, slot[static_cast<std::size_t>(thread)]); });
 }
 
 }  // namespace p0sim::sweep
