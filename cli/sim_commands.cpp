@@ -93,6 +93,7 @@ void add_train(CLI::App& app) {
     if (o->out.empty()) throw UsageError("--out", "a run directory is required");
     const study::OptionValues values = o->run->values();
     const study::RunSpec spec = values.spec();
+    const std::string fingerprint = values.checkpoint_fingerprint();
     TrainConfig c = spec.train;
     c.threads = o->threads;
     validate(c);
@@ -114,7 +115,7 @@ void add_train(CLI::App& app) {
       }
       if (::access(dir.c_str(), W_OK) != 0)
         throw UsageError("--resume", "directory '" + o->resume + "' is not writable");
-      checkpoint = load_latest_checkpoint(checkpoint_dir(dir), c, "--resume");
+      checkpoint = load_latest_checkpoint(checkpoint_dir(dir), fingerprint, c.steps, "--resume");
       for (const std::string& why : checkpoint->skipped) std::cerr << "p0sim: warning: passed over " << why << "\n";
     } else {
       std::error_code ec;
@@ -132,7 +133,7 @@ void add_train(CLI::App& app) {
     control.on_step = std::ref(progress);
     control.checkpoint_every = spec.checkpoint_every;
     control.checkpoint_location = checkpoint_dir(dir).string();
-    control.save_checkpoint = [&](const TrainState& st) { write_checkpoint(checkpoint_dir(dir), c, st); };
+    control.save_checkpoint = [&](const TrainState& st) { write_checkpoint(checkpoint_dir(dir), fingerprint, st); };
     if (checkpoint && !checkpoint->found)
       std::cerr << "resuming " << dir.string() << ": no checkpoint yet, starting from step 0\n";
     if (checkpoint && checkpoint->found) {

@@ -111,23 +111,6 @@ StateMetrics get_state_metrics(Reader& r) {
   return m;
 }
 
-// What a checkpoint must agree on with the run resuming it: everything that changes what the run
-// computes. The thread count does not (a step's chunks are fixed by the config), so it is left
-// out: a run may be resumed with another --threads.
-nlohmann::json config_fingerprint(const TrainConfig& c) {
-  nlohmann::json j = to_json(c);
-  j.erase("threads");
-  return j;
-}
-
-// Checkpoints written before the thread count left the fingerprint still hold it.
-bool same_fingerprint(const std::string& stored, const TrainConfig& c) {
-  nlohmann::json j = nlohmann::json::parse(stored, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return false;
-  j.erase("threads");
-  return j == config_fingerprint(c);
-}
-
 std::string read_all(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream s;
@@ -139,9 +122,9 @@ std::string read_all(const fs::path& p) {
 
 fs::path checkpoint_dir(const fs::path& run_dir) { return run_dir / "checkpoint"; }
 
-std::string encode_checkpoint(const TrainConfig& config, const TrainState& st) {
+std::string encode_checkpoint(const std::string& fingerprint, const TrainState& st) {
   Writer w;
-  w.put_string(config_fingerprint(config).dump());
+  w.put_string(fingerprint);
   w.put<std::int64_t>(st.step);
   w.put<std::uint64_t>(kDataStream);
   w.put<std::uint64_t>(static_cast<std::uint64_t>(st.step));  // next batch index of the data stream
@@ -183,7 +166,8 @@ std::string encode_checkpoint(const TrainConfig& config, const TrainState& st) {
   return out + head.bytes() + payload;
 }
 
-TrainState decode_checkpoint(const std::string& bytes, const TrainConfig& config, const std::string& where) {
+TrainState decode_checkpoint(const std::string& bytes, const std::string& fingerprint, int steps,
+                             const std::string& where) {
   if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
     throw UsageError(where, "not a p0sim checkpoint (bad magic)");
   Reader head(bytes, sizeof kMagic, where);
@@ -200,12 +184,11 @@ TrainState decode_checkpoint(const std::string& bytes, const TrainConfig& config
     throw UsageError(where, "corrupt checkpoint: checksum mismatch");
 
   Reader r(bytes, kHeaderBytes, where);
-  if (!same_fingerprint(r.get_string(), config))
+  if (r.get_string() != fingerprint)
     throw UsageError(where, "checkpoint of a different training configuration (options changed since it was written?)");
   TrainState st;
   const auto step = r.get<std::int64_t>();
-  if (step < 0 || step > config.steps)
-    r.fail("step " + std::to_string(step) + " outside 0.." + std::to_string(config.steps));
+  if (step < 0 || step > steps) r.fail("step " + std::to_string(step) + " outside 0.." + std::to_string(steps));
   st.step = static_cast<int>(step);
   if (r.get<std::uint64_t>() != kDataStream || r.get<std::uint64_t>() != static_cast<std::uint64_t>(st.step) ||
       r.get<std::uint64_t>() != kProbeStream || r.get<std::uint64_t>() != 0)
@@ -246,11 +229,11 @@ TrainState decode_checkpoint(const std::string& bytes, const TrainConfig& config
   return st;
 }
 
-void write_checkpoint(const fs::path& dir, const TrainConfig& config, const TrainState& state) {
+void write_checkpoint(const fs::path& dir, const std::string& fingerprint, const TrainState& state) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw RunError("cannot create " + dir.string() + ": " + ec.message());
-  write_file_atomic(dir / kIncoming, encode_checkpoint(config, state));
+  write_file_atomic(dir / kIncoming, encode_checkpoint(fingerprint, state));
   // Keep the previous checkpoint: if the newest turns out unreadable, the one before still is.
   if (fs::exists(dir / kNewest)) {
     fs::rename(dir / kNewest, dir / kPrevious, ec);
@@ -260,7 +243,8 @@ void write_checkpoint(const fs::path& dir, const TrainConfig& config, const Trai
   if (ec) throw RunError("cannot rename " + (dir / kIncoming).string() + ": " + ec.message());
 }
 
-LoadedCheckpoint load_latest_checkpoint(const fs::path& dir, const TrainConfig& config, const std::string& option) {
+LoadedCheckpoint load_latest_checkpoint(const fs::path& dir, const std::string& fingerprint, int steps,
+                                        const std::string& option) {
   LoadedCheckpoint best;
   std::vector<std::string> reasons;
   // next.ckpt is complete when present (it was renamed into place) but may not have been promoted
@@ -271,7 +255,7 @@ LoadedCheckpoint load_latest_checkpoint(const fs::path& dir, const TrainConfig& 
     if (!fs::is_regular_file(file, ec)) continue;
     best.found = true;
     try {
-      TrainState st = decode_checkpoint(read_all(file), config, file.string());
+      TrainState st = decode_checkpoint(read_all(file), fingerprint, steps, file.string());
       if (best.file.empty() || st.step > best.state.step) {
         best.state = std::move(st);
         best.file = file;

@@ -10,8 +10,8 @@
 //
 // File layout (little endian):
 //   "P0SIMCKP" | u32 format version | u64 payload bytes | u64 FNV-1a-64 of the payload | payload
-// Payload: the run's training configuration (to_json(TrainConfig), compact: a checkpoint of
-// another configuration is refused), the finished step count, the RNG streams' positions (data
+// Payload: the run's fingerprint (the caller's text naming everything that changes what the run
+// computes; a checkpoint of another fingerprint is refused), the finished step count, the RNG streams' positions (data
 // stream 0 at batch index = step; probe stream 1 at its fixed batch 0), wall seconds so far,
 // AdamW's step count, the flat parameters and both moments (float32), the train log and the
 // probe records so far (raw fields; derived claims are recomputed at the end).
@@ -24,18 +24,21 @@
 
 namespace p0sim::sim {
 
-inline constexpr std::uint32_t kCheckpointVersion = 2;  // 2: probe records keep the query accuracy
+// 2: probe records keep the query accuracy; 3: the fingerprint is the caller's (the run options').
+inline constexpr std::uint32_t kCheckpointVersion = 3;
 
 // The checkpoint directory of a run directory.
 std::filesystem::path checkpoint_dir(const std::filesystem::path& run_dir);
 
-// Serialises `state` for `config`; the inverse checks magic, version, size, checksum and that the
-// configuration matches, throwing UsageError(`where`, reason) otherwise.
-std::string encode_checkpoint(const TrainConfig& config, const TrainState& state);
-TrainState decode_checkpoint(const std::string& bytes, const TrainConfig& config, const std::string& where);
+// Serialises `state` under `fingerprint`; the inverse checks magic, version, size, checksum, that
+// the fingerprint is the same and the step within 0..steps, throwing UsageError(`where`, reason)
+// otherwise.
+std::string encode_checkpoint(const std::string& fingerprint, const TrainState& state);
+TrainState decode_checkpoint(const std::string& bytes, const std::string& fingerprint, int steps,
+                             const std::string& where);
 
 // Writes a new checkpoint into `dir` (created), keeping the previous one. RunError on I/O failure.
-void write_checkpoint(const std::filesystem::path& dir, const TrainConfig& config, const TrainState& state);
+void write_checkpoint(const std::filesystem::path& dir, const std::string& fingerprint, const TrainState& state);
 
 // The newest usable checkpoint in `dir`. `found` is false when the directory holds no checkpoint
 // file at all (a run killed before its first checkpoint starts again from step 0). When files
@@ -47,7 +50,7 @@ struct LoadedCheckpoint {
   std::filesystem::path file;
   std::vector<std::string> skipped;
 };
-LoadedCheckpoint load_latest_checkpoint(const std::filesystem::path& dir, const TrainConfig& config,
+LoadedCheckpoint load_latest_checkpoint(const std::filesystem::path& dir, const std::string& fingerprint, int steps,
                                         const std::string& option);
 
 }  // namespace p0sim::sim

@@ -40,10 +40,11 @@ std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vect
         options.set("seed", std::to_string(seed), "--config");
         const TrainConfig tc = make_train_config(options, "--config");
         const int checkpoint_every = options.spec().checkpoint_every;
+        const std::string fingerprint = options.checkpoint_fingerprint();
         const fs::path dir = out_dir / "runs" / job.variant->name / ("seed-" + std::to_string(job.seed_index));
         // Every run keeps its final checkpoint: on --resume a finished run's metrics come from it.
         LoadedCheckpoint checkpoint;
-        if (resume) checkpoint = load_latest_checkpoint(checkpoint_dir(dir), tc, "--resume");
+        if (resume) checkpoint = load_latest_checkpoint(checkpoint_dir(dir), fingerprint, tc.steps, "--resume");
         const bool finished = checkpoint.found && checkpoint.state.step == tc.steps && fs::exists(dir / "summary.json");
         TrainResult r;
         if (finished) {
@@ -58,7 +59,9 @@ std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vect
           control.checkpoint_every = checkpoint_every;
           control.checkpoint_at_end = true;
           control.checkpoint_location = checkpoint_dir(dir).string();
-          control.save_checkpoint = [&](const TrainState& st) { write_checkpoint(checkpoint_dir(dir), tc, st); };
+          control.save_checkpoint = [&](const TrainState& st) {
+            write_checkpoint(checkpoint_dir(dir), fingerprint, st);
+          };
           if (checkpoint.found) control.resume = &checkpoint.state;
           r = train(model, tc, control);
           write_run(dir, model, tc, r);

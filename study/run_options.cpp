@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "common/enum_names.hpp"
 #include "common/errors.hpp"
@@ -63,6 +64,11 @@ RunOption train_only(RunOption o) {
   return o;
 }
 
+RunOption not_fingerprinted(RunOption o) {
+  o.fingerprint = false;
+  return o;
+}
+
 constexpr double kBillion = 1000000000;
 
 std::vector<RunOption> make_table() {
@@ -91,12 +97,17 @@ std::vector<RunOption> make_table() {
       integer("probe-every", "50", 0, kBillion,
               "Probe metrics (trace.csv, heads.csv) before step 1, every K steps and at the end; 0 = off", "steps"),
       integer("probe-batch", "64", 2, 1 << 16, "Rows of the fixed probe batch (data stream 1)", "rows"),
-      flag("ablate",
-           "At the end, zero- and mean-ablate each layer-0 head and each MLP on the probe batch (ablations.csv)"),
-      real("emerge-attn", "0.5", 0, 1, "Identification: active-query attention to key 0 at least this"),
-      real("emerge-accuracy", "0.9", 0, 1, "Identification: firstrecall copy accuracy at least this"),
-      real("emerge-ratio", "2", 0, 1e12, "High-norm direction: p0_norm_ratio at least this (with --emerge-cos)", true),
-      real("emerge-cos", "0.9", 0, 1, "High-norm direction: p0_cos at least this (with --emerge-ratio)"),
+      not_fingerprinted(
+          flag("ablate",
+               "At the end, zero- and mean-ablate each layer-0 head and each MLP on the probe batch (ablations.csv)")),
+      not_fingerprinted(
+          real("emerge-attn", "0.5", 0, 1, "Identification: active-query attention to key 0 at least this")),
+      not_fingerprinted(
+          real("emerge-accuracy", "0.9", 0, 1, "Identification: firstrecall copy accuracy at least this")),
+      not_fingerprinted(real("emerge-ratio", "2", 0, 1e12,
+                             "High-norm direction: p0_norm_ratio at least this (with --emerge-cos)", true)),
+      not_fingerprinted(
+          real("emerge-cos", "0.9", 0, 1, "High-norm direction: p0_cos at least this (with --emerge-ratio)")),
       real("sink-eps", "0.3", 0, 1, "A head sinks when its attention to key 0 exceeds this"),
       integer("steps", "1000", 0, kBillion, "Optimiser steps", "steps"),
       real("lr", "0.001", 0, std::numeric_limits<double>::max(), "Peak learning rate (finite, > 0)", true),
@@ -113,10 +124,11 @@ std::vector<RunOption> make_table() {
       flag("bos", "Prepend a BOS token (id V) to every row"),
       names("norm", sim::Norm::rms, "Normalisation"),
       names("act", sim::Act::gelu, "MLP activation"),
-      integer("log-every", "100", 1, kBillion, "Steps between progress lines when stderr is not a terminal", "steps"),
-      integer("checkpoint-every", "0", 0, kBillion,
-              "Write the whole training state to RUN_DIR/checkpoint/ every N steps and after the last (0 = off)",
-              "steps"),
+      not_fingerprinted(integer("log-every", "100", 1, kBillion,
+                                "Steps between progress lines when stderr is not a terminal", "steps")),
+      not_fingerprinted(integer(
+          "checkpoint-every", "0", 0, kBillion,
+          "Write the whole training state to RUN_DIR/checkpoint/ every N steps and after the last (0 = off)", "steps")),
       train_only(names("warm-start", WarmStart::none,
                        "Initial weights: none (random init), or circuit (the hand-wired P0-Sink circuit of `theory "
                        "circuit`, alpha -1, plus --warm-start-noise); warm_start.json says if training kept it")),
@@ -302,6 +314,34 @@ std::string OptionValues::toml(unsigned scope) const {
   for (std::size_t i = 0; i < table.size(); ++i)
     if (table[i].scope & scope) out += table[i].name + " = " + toml_value(table[i], text_[i]) + "\n";
   return out;
+}
+
+std::string OptionValues::checkpoint_fingerprint() const {
+  nlohmann::json j = nlohmann::json::object();
+  const auto& table = run_options();
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const RunOption& o = table[i];
+    if (!o.fingerprint) continue;
+    const std::string& t = text_[i];
+    switch (o.type) {
+      case OptionType::integer:
+        j[o.name] = std::strtoll(t.c_str(), nullptr, 10);
+        break;
+      case OptionType::real:
+        j[o.name] = std::strtod(t.c_str(), nullptr);
+        break;
+      case OptionType::unsigned64:
+        j[o.name] = std::strtoull(t.c_str(), nullptr, 10);
+        break;
+      case OptionType::flag:
+        j[o.name] = t == "true";
+        break;
+      case OptionType::name:
+        j[o.name] = t;
+        break;
+    }
+  }
+  return j.dump();
 }
 
 RunSpec OptionValues::spec() const {

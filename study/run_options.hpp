@@ -3,7 +3,7 @@
 // accepted range or names, unit and help. Everything that names a run option derives from that
 // table: the CLI flags of `train` and `sweep`, the keys of --config files and experiment TOMLs,
 // experiment variant overrides, sweep grid keys, the resolved config.toml written next to every
-// result.
+// result, and the fingerprint that ties a checkpoint to its run.
 //
 // A run is described by OptionValues: the text of every option, as the user wrote it (so a
 // resolved config reads back exactly as given), checked against the table when set.
@@ -41,6 +41,10 @@ struct RunOption {
   std::string unit;                         // "steps", "tokens", "" for none
   std::string help;
   unsigned scope = kEveryRun;
+  // Changes what a run computes or records while it trains, so a checkpoint written under another
+  // value must not be resumed. False for what is applied only at the end (emergence thresholds,
+  // ablations) or only steers the orchestration (progress lines, checkpoint interval).
+  bool fingerprint = true;
 
   // "" if `text` is accepted, else what is accepted ("an integer in 1..256, got 'x'").
   std::string check(const std::string& text) const;
@@ -78,6 +82,10 @@ class OptionValues {
 
   // The run these options describe, validated (UsageError naming the option).
   RunSpec spec() const;
+  // What a checkpoint must agree on with the run resuming it: the value of every option marked
+  // `fingerprint`, as compact JSON with numbers parsed (so "1e-3" and "0.001" agree). The thread
+  // count is no option: a run resumes with any --threads.
+  std::string checkpoint_fingerprint() const;
 
  private:
   std::vector<std::string> text_;  // parallel to run_options()
