@@ -4,6 +4,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "common/engine_version.hpp"
 #include "cli/commands.hpp"
 #include "common/errors.hpp"
 #include "study/run_options.hpp"
@@ -11,7 +12,7 @@
 namespace p0sim::cli {
 
 std::string version_text() {
-  std::string text = "p0sim " P0SIM_VERSION "\n";
+  std::string text = "p0sim " P0SIM_VERSION ", engine version " + std::to_string(kEngineVersion) + "\n";
   text += "compiler: g++ " __VERSION__ "\n";
   text += "build: " P0SIM_BUILD_TYPE "\n";
   text += "flags: " P0SIM_CXX_FLAGS "\n";

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/plots.hpp"
+#include "study/results.hpp"
 
 namespace p0sim::cli::plot {
 
@@ -22,7 +23,8 @@ std::vector<std::string> plot_results(const Table& t, const fs::path& out) {
   std::vector<std::string> made;
   for (std::size_t c = 0; c < t.header.size(); ++c) {
     const std::string& name = t.header[c];
-    if (name == "variant" || name == "seed" || name == "seed_index") continue;  // identifiers, not metrics
+    // Identifiers and provenance, not metrics.
+    if (name == "variant" || name == "seed" || name == "seed_index" || name == study::kEngineVersionColumn) continue;
     // A metric column: every non-empty cell is a number and at least one is finite.
     bool numeric = true, any = false;
     for (std::size_t r = 0; r < t.rows.size() && numeric; ++r) {

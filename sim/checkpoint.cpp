@@ -8,6 +8,7 @@
 #include <limits>
 #include <sstream>
 
+#include "common/engine_version.hpp"
 #include "common/errors.hpp"
 #include "common/files.hpp"
 
@@ -19,7 +20,7 @@ static_assert(std::endian::native == std::endian::little, "checkpoints copy litt
 namespace {
 
 constexpr char kMagic[8] = {'P', '0', 'S', 'I', 'M', 'C', 'K', 'P'};
-constexpr std::size_t kHeaderBytes = 8 + 4 + 8 + 8;
+constexpr std::size_t kHeaderBytes = 8 + 4 + 4 + 8 + 8;
 constexpr std::uint64_t kDataStream = 0, kProbeStream = 1;  // DataGenerator::fill streams (train.cpp, probe_trace.cpp)
 const char* const kNewest = "state.ckpt";
 const char* const kPrevious = "state.prev.ckpt";
@@ -161,6 +162,7 @@ std::string encode_checkpoint(const std::string& fingerprint, const TrainState& 
   std::string out(kMagic, sizeof kMagic);
   Writer head;
   head.put<std::uint32_t>(kCheckpointVersion);
+  head.put<std::uint32_t>(kEngineVersion);
   head.put<std::uint64_t>(payload.size());
   head.put<std::uint64_t>(fnv1a64(payload.data(), payload.size()));
   return out + head.bytes() + payload;
@@ -175,6 +177,11 @@ TrainState decode_checkpoint(const std::string& bytes, const std::string& finger
   if (version != kCheckpointVersion)
     throw UsageError(where, "checkpoint format version " + std::to_string(version) + ", this p0sim reads version " +
                                 std::to_string(kCheckpointVersion));
+  const auto engine = head.get<std::uint32_t>();
+  if (engine != static_cast<std::uint32_t>(kEngineVersion))
+    throw UsageError(where, "checkpoint of engine version " + std::to_string(engine) +
+                                ", this p0sim is engine version " + std::to_string(kEngineVersion) +
+                                " (its arithmetic differs, so the run cannot continue bit for bit): start it over");
   const auto payload_bytes = head.get<std::uint64_t>();
   const auto checksum = head.get<std::uint64_t>();
   if (payload_bytes != bytes.size() - kHeaderBytes)

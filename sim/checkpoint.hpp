@@ -9,7 +9,8 @@
 // passed over any other.
 //
 // File layout (little endian):
-//   "P0SIMCKP" | u32 format version | u64 payload bytes | u64 FNV-1a-64 of the payload | payload
+//   "P0SIMCKP" | u32 format version | u32 engine version | u64 payload bytes | u64 FNV-1a-64 of the
+//   payload | payload
 // Payload: the run's fingerprint (the caller's text naming everything that changes what the run
 // computes; a checkpoint of another fingerprint is refused), the finished step count, the RNG streams' positions (data
 // stream 0 at batch index = step; probe stream 1 at its fixed batch 0), wall seconds so far,

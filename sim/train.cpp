@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include "common/engine_version.hpp"
 #include "common/errors.hpp"
 #include "common/files.hpp"
 #include "common/format.hpp"
@@ -293,6 +294,7 @@ void write_run(const fs::path& dir, const Model<float>& model, const TrainConfig
     csv.commit();
   }
   nlohmann::json s;
+  s["engine_version"] = kEngineVersion;
   s["config"] = to_json(c);
   s["steps"] = c.steps;
   s["final_loss"] = std::isfinite(r.final_loss) ? nlohmann::json(r.final_loss) : nlohmann::json(nullptr);

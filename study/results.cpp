@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "common/engine_version.hpp"
 #include "common/errors.hpp"
 #include "common/format.hpp"
 #include "sim/probes.hpp"
@@ -133,6 +134,7 @@ std::vector<ResultColumn> result_columns(std::size_t L) {
 std::string results_header(const std::vector<std::string>& identity, std::size_t L) {
   std::string h;
   for (const std::string& k : identity) h += (h.empty() ? "" : ",") + k;
+  h += std::string(",") + kEngineVersionColumn;
   for (const ResultColumn& c : result_columns(L)) h += "," + c.name;
   return h + "\n";
 }
@@ -140,6 +142,7 @@ std::string results_header(const std::vector<std::string>& identity, std::size_t
 std::string results_row(const std::vector<std::string>& identity, const RunMetrics& m, std::size_t L) {
   std::string row;
   for (const std::string& v : identity) row += (row.empty() ? "" : ",") + v;
+  row += "," + std::to_string(kEngineVersion);
   for (const ResultColumn& c : result_columns(L)) row += "," + cell(c, m);
   return row;
 }

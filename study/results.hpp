@@ -53,8 +53,12 @@ struct ResultColumn {
 };
 std::vector<ResultColumn> result_columns(std::size_t L);
 
-// results.csv: the identity columns (variant, or the grid keys; then seed_index, seed), then the
-// metric columns. header() ends with a newline, row() does not.
+// The column every results file (experiment, train and theory sweep) holds the engine version in,
+// after the identity columns: it says which arithmetic computed the row (common/engine_version.hpp).
+inline constexpr const char* kEngineVersionColumn = "engine_version";
+
+// results.csv: the identity columns (variant, or the grid keys; then seed_index, seed), the engine
+// version, then the metric columns. header() ends with a newline, row() does not.
 std::string results_header(const std::vector<std::string>& identity, std::size_t L);
 std::string results_row(const std::vector<std::string>& identity, const RunMetrics& m, std::size_t L);
 

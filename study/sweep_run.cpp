@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "common/engine_version.hpp"
 #include "common/errors.hpp"
 #include "common/files.hpp"
 #include "common/format.hpp"
@@ -35,6 +36,9 @@ std::string first_difference(const std::string& a, const std::string& b) {
              (eb ? std::string("(end)") : lb) + "'";
   }
 }
+
+// The engine version, as sweep.toml records it: rows of two engine versions never share a file.
+std::string engine_line() { return "# engine_version = " + std::to_string(kEngineVersion) + "\n"; }
 
 // The sweep's identity: sweep.toml without its shard line, equal for all shards of one sweep.
 std::string sweep_identity(const std::string& toml) {
@@ -88,6 +92,7 @@ bool is_experiment_toml(const std::string& path) {
 }
 
 SweepRunSummary run_sweep(ResolvedSweep& rs, const SweepRunOptions& o) {
+  rs.toml += engine_line();
   if (o.shard.count > 1) rs.toml += "# shard " + o.shard.text() + "\n";
   const SweepPlan& plan = *rs.plan;
   const fs::path& dir = o.out;
@@ -109,6 +114,12 @@ SweepRunSummary run_sweep(ResolvedSweep& rs, const SweepRunOptions& o) {
     prepare_output_dir("--out", dir, true);
     if (exists_nonempty && o.resume && fs::exists(dir / "sweep.toml")) {
       const std::string old = slurp(dir / "sweep.toml");
+      if (old.find(engine_line()) == std::string::npos)
+        throw UsageError("--resume", "'" + dir.string() +
+                                         "' was computed by another engine version than this p0sim's (" +
+                                         std::to_string(kEngineVersion) +
+                                         "): its rows and new ones would not be comparable bit for bit; start a new "
+                                         "--out, or --force to start over");
       if (old != rs.toml)
         throw UsageError("--resume", "'" + dir.string() + "' holds a different sweep (sweep.toml differs at " +
                                          first_difference(old, rs.toml) + ")");

@@ -6,9 +6,11 @@
 #include <numbers>
 #include <sstream>
 
+#include "common/engine_version.hpp"
 #include "common/errors.hpp"
 #include "common/format.hpp"
 #include "common/lists.hpp"
+#include "study/results.hpp"
 #include "theory/cone.hpp"
 #include "theory/cone_mc.hpp"
 
@@ -67,8 +69,9 @@ theory::ConePoint cone_point(const SweepPlan& plan, std::size_t point) {
 std::string theory_header(const SweepPlan& plan) {
   std::string h;
   for (const auto& a : plan.axes()) h += a.key + ",";
-  return h +
-         "seed_index,seed,p0_gap_t1_closed_form,p0_gap_t1_mc,p0_gap_last_closed_form,p0_gap_last_mc,p0_gap_last_ci99,"
+  return h + "seed_index,seed," + kEngineVersionColumn +
+         ",p0_gap_t1_closed_form,p0_gap_t1_mc,p0_gap_last_closed_form,p0_gap_last_mc,p0_"
+         "gap_last_ci99,"
          "p0_beats_last_closed_form,p0_beats_last_mc,p0_largest_prob,p0_largest_union_bound\n";
 }
 
@@ -178,7 +181,8 @@ ResolvedSweep resolve_theory_sweep(const TheorySweepSpec& spec) {
     const SweepPlan& pl = *plan_ptr;
     const std::uint64_t seed = pl.run_seed(base_seed, run);
     const std::size_t point = run / static_cast<std::size_t>(pl.seeds());
-    return std::to_string(seed) + "," + theory_row(cone_point(pl, point), cone_estimator(pl, point), trials, seed);
+    return std::to_string(seed) + "," + std::to_string(kEngineVersion) + "," +
+           theory_row(cone_point(pl, point), cone_estimator(pl, point), trials, seed);
   };
   return rs;
 }

@@ -8,6 +8,7 @@
 #include <limits>
 #include <sstream>
 
+#include "common/engine_version.hpp"
 #include "common/json_number.hpp"
 #include "sim/probes.hpp"
 #include "study/stats.hpp"
@@ -39,6 +40,7 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
   const std::size_t L = max_layers(runs);
   nlohmann::json v;
   v["seeds"] = seeds;
+  v["engine_version"] = kEngineVersion;
   v["level"] = kLevel;
   v["alpha"] = kAlpha;
   v["main"] = c.main;

@@ -76,7 +76,8 @@ TEST_CASE("experiment results.csv is byte-identical for --threads 1 and 2", "[cl
 
   // Header, then (variant order, seed) rows; seeds derived from (base seed, variant, index) so
   // adding a variant never changes another's runs.
-  CHECK(csv.rfind("variant,seed_index,seed,loss,task_accuracy,first_trigger_accuracy,l1_active_attn_to_0,final_loss,",
+  CHECK(csv.rfind("variant,seed_index,seed,engine_version,loss,task_accuracy,first_trigger_accuracy,l1_active_attn_to_"
+                  "0,final_loss,",
                   0) == 0);
   CHECK(csv.find("emerged_identification,emerged_high_norm,emerged_sink,emerged_all,stage,p0_norm_ratio_l0,") !=
         std::string::npos);

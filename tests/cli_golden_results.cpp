@@ -1,14 +1,20 @@
-// The engine's results pinned byte for byte: a short experiment (every variant kind of the
-// headline) and two short sweeps (training and theory) must write exactly the files under
-// tests/golden/. A change to the arithmetic, to the order of operations, to a seed derivation or
-// to a results column shows up here. If the change is meant, regenerate the files with the
-// commands below and say in the commit which result changed and why. The bits are those of the
-// release build (-O3 -march=native, where GCC contracts a*b+c into FMAs); the sanitizer build's -O1
+// The engine version's results pinned byte for byte: a short train, a short experiment (every
+// variant kind of the headline) and two short sweeps (training and theory) must write exactly the
+// files under tests/golden/engine-<N>/, N = kEngineVersion. Changing the arithmetic (the order of
+// operations, a seed derivation, an RNG stream) without bumping the engine version fails here, and
+// so does bumping it without recording its golden files (tests/golden/record.sh).
+//
+// The promise covers the instruction sets the files were recorded with (simd.txt): the release
+// build compiles for the machine it runs on, and Eigen's packet width and GCC's FMA contraction
+// follow the CPU, so another instruction set is another arithmetic. The sanitizer build's -O1
 // contracts differently, so it skips these ([golden] is left out of its test list).
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
+#include "common/engine_version.hpp"
 #include "tests/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -16,7 +22,8 @@ namespace fs = std::filesystem;
 namespace {
 
 const p0sim::test::ScratchRoot scratch("p0sim_cli_golden_");
-const fs::path kGolden = fs::path(P0SIM_SOURCE_DIR) / "tests" / "golden";
+const fs::path kGolden =
+    fs::path(P0SIM_SOURCE_DIR) / "tests" / "golden" / ("engine-" + std::to_string(p0sim::kEngineVersion));
 
 void run_ok(const std::string& args) {
   const auto r = p0sim::test::run_shell(scratch, std::string(P0SIM_BINARY) + " " + args);
@@ -24,19 +31,81 @@ void run_ok(const std::string& args) {
   REQUIRE(r.code == 0);
 }
 
-void check_same(const fs::path& produced, const std::string& golden) {
-  CAPTURE(produced.string(), golden);
-  const std::string want = p0sim::test::slurp(kGolden / golden);
-  REQUIRE_FALSE(want.empty());
-  CHECK(p0sim::test::slurp(produced) == want);
+// What `p0sim --version` prints (run_shell keeps stderr only).
+std::string version_text() {
+  const auto r = p0sim::test::run_shell(scratch, "sh -c '" + std::string(P0SIM_BINARY) + " --version >&2'");
+  REQUIRE(r.code == 0);
+  return r.err;
+}
+
+std::string golden(const std::string& name) {
+  INFO("golden file " << (kGolden / name).string());
+  REQUIRE(fs::is_regular_file(kGolden / name));
+  return p0sim::test::slurp(kGolden / name);
+}
+
+void check_same(const fs::path& produced, const std::string& name) {
+  CAPTURE(produced.string(), name);
+  CHECK(p0sim::test::slurp(produced) == golden(name));
+}
+
+// A CSV without its last column (train.csv's wall-clock tokens_per_s).
+std::string without_last_column(const std::string& csv) {
+  std::istringstream in(csv);
+  std::string out;
+  for (std::string line; std::getline(in, line);) out += line.substr(0, line.rfind(',')) + "\n";
+  return out;
+}
+
+// summary.json without its wall-clock fields.
+nlohmann::json without_wall_clock(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text);
+  j.erase("tokens_per_s");
+  j.erase("wall_seconds");
+  return j;
 }
 
 }  // namespace
 
+TEST_CASE("this engine version has golden files, recorded on this build's instruction sets", "[golden]") {
+  INFO("engine version " << p0sim::kEngineVersion << " has no golden files in " << kGolden.string()
+                         << ": record them with tests/golden/record.sh");
+  REQUIRE(fs::is_directory(kGolden));
+  const std::string version = version_text();
+  const auto at = version.find("SIMD: ");
+  REQUIRE(at != std::string::npos);
+  const std::string simd = version.substr(at + 6, version.find('\n', at) - at - 6) + "\n";
+  INFO("the golden files were recorded with SIMD " << golden("simd.txt") << "this build uses " << simd
+                                                   << "engine version " << p0sim::kEngineVersion
+                                                   << " promises the same bits only on the same instruction sets");
+  CHECK(simd == golden("simd.txt"));
+}
+
+TEST_CASE("a short train reproduces its golden results byte for byte", "[golden]") {
+  const fs::path out = scratch.root() / "train";
+  run_ok(
+      "train --vocab 16 --d-model 8 --heads 2 --layers 2 --seq-len 8 --batch 8 --steps 12 --lr 3e-3 "
+      "--task firstrecall --probe-every 6 --probe-batch 16 --seed 7 --out '" +
+      out.string() + "'");
+  check_same(out / "trace.csv", "train.trace.csv");
+  check_same(out / "heads.csv", "train.heads.csv");
+  CHECK(without_last_column(p0sim::test::slurp(out / "train.csv")) == without_last_column(golden("train.train.csv")));
+  const nlohmann::json summary = without_wall_clock(p0sim::test::slurp(out / "summary.json"));
+  CHECK(summary == without_wall_clock(golden("train.summary.json")));
+  CHECK(summary.at("engine_version") == p0sim::kEngineVersion);
+  int weights = 0;
+  for (const auto& e : fs::directory_iterator(out / "weights")) {
+    if (e.path().extension() != ".npy") continue;
+    check_same(e.path(), "train.weights." + e.path().filename().string());
+    ++weights;
+  }
+  CHECK(weights == 19);  // every tensor of a 2-layer model
+}
+
 TEST_CASE("a short experiment reproduces its golden results byte for byte", "[golden]") {
   const fs::path out = scratch.root() / "experiment";
-  run_ok("experiment --config '" + (kGolden / "experiment.toml").string() + "' --seeds 2 --threads 2 --out '" +
-         out.string() + "'");
+  run_ok("experiment --config '" + (kGolden.parent_path() / "experiment.toml").string() +
+         "' --seeds 2 --threads 2 --out '" + out.string() + "'");
   check_same(out / "results.csv", "experiment.results.csv");
   check_same(out / "verdict.json", "experiment.verdict.json");
   check_same(out / "ablations.csv", "experiment.ablations.csv");

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/engine_version.hpp"
 #include "common/rng.hpp"
 #include "study/sweep.hpp"
 #include "tests/test_support.hpp"
@@ -87,7 +88,8 @@ TEST_CASE("sweep results.csv is byte-identical for --threads 1 and 2, in canonic
   REQUIRE(rows.size() == 1 + 2 * 2 * 2);
   // The one results schema of experiments and sweeps (study/results.hpp), after the grid keys.
   CHECK(rows[0].rfind(
-            "d-model,seq-len,seed_index,seed,loss,task_accuracy,first_trigger_accuracy,l1_active_attn_to_0,"
+            "d-model,seq-len,seed_index,seed,engine_version,loss,task_accuracy,first_trigger_accuracy,l1_active_attn_"
+            "to_0,"
             "final_loss,emerged_identification,emerged_high_norm,emerged_sink,emerged_all,stage,p0_norm_ratio_l0,",
             0) == 0);
   CHECK(rows[0].find("wall") == std::string::npos);  // timings live in timings.csv
@@ -162,6 +164,18 @@ TEST_CASE("sweep killed with SIGKILL mid-run, then --resume, gives the same byte
   CHECK(other.code == 2);
   CHECK(other.err.find("--resume") != std::string::npos);
   CHECK(other.err.find("different sweep") != std::string::npos);
+
+  // So is --resume of a sweep computed by another engine version: its rows and new ones would
+  // come from two arithmetics. (Simulated by rewriting the engine line sweep.toml records.)
+  std::string toml = slurp(dir / "sweep.toml");
+  const std::string line = "# engine_version = " + std::to_string(p0sim::kEngineVersion) + "\n";
+  REQUIRE(toml.find(line) != std::string::npos);
+  toml.replace(toml.find(line), line.size(), "# engine_version = " + std::to_string(p0sim::kEngineVersion + 1) + "\n");
+  std::ofstream(dir / "sweep.toml", std::ios::binary | std::ios::trunc) << toml;
+  const Outcome older = run_p0sim(longer + " --resume --out " + dir.string());
+  CHECK(older.code == 2);
+  CHECK(older.err.find("another engine version") != std::string::npos);
+  CHECK(slurp(dir / "results.csv") == csv);
 }
 
 TEST_CASE("sweep shards 0/2 and 1/2 merged equal the unsharded sweep", "[cli][sweep]") {
@@ -218,7 +232,8 @@ TEST_CASE("sweep --kind theory sweeps the cone model", "[cli][sweep]") {
   const auto rows = lines(csv);
   REQUIRE(rows.size() == 1 + 2 * 2 * 2 * 2);
   CHECK(rows[0] ==
-        "T,d,mask,seed_index,seed,p0_gap_t1_closed_form,p0_gap_t1_mc,p0_gap_last_closed_form,p0_gap_last_mc,"
+        "T,d,mask,seed_index,seed,engine_version,p0_gap_t1_closed_form,p0_gap_t1_mc,p0_gap_last_closed_form,p0_gap_"
+        "last_mc,"
         "p0_gap_last_ci99,p0_beats_last_closed_form,p0_beats_last_mc,p0_largest_prob,p0_largest_union_bound");
   // T = 16, d = 32, causal: position 0 stands out; bidirectional: it does not.
   auto field = [](const std::string& row, int k) {

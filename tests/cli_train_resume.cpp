@@ -103,16 +103,16 @@ void require_same_run(const fs::path& a, const fs::path& b) {
   CHECK(compared >= 25);  // config.toml, train/trace/heads.csv, summary, weights, probe dumps
 }
 
-// The step of a checkpoint file (layout in sim/checkpoint.hpp: 28-byte header, then the
-// configuration string, then the step), or -1 when there is none.
+// The step of a checkpoint file (layout in sim/checkpoint.hpp: 32-byte header, then the
+// fingerprint string, then the step), or -1 when there is none.
 long checkpoint_step(const fs::path& file) {
   const std::string bytes = slurp(file);
-  if (bytes.size() < 36) return -1;
+  if (bytes.size() < 40) return -1;
   std::uint64_t len = 0;
-  std::memcpy(&len, bytes.data() + 28, 8);
-  if (bytes.size() < 36 + len + 8) return -1;
+  std::memcpy(&len, bytes.data() + 32, 8);
+  if (bytes.size() < 40 + len + 8) return -1;
   std::int64_t step = 0;
-  std::memcpy(&step, bytes.data() + 36 + len, 8);
+  std::memcpy(&step, bytes.data() + 40 + len, 8);
   return static_cast<long>(step);
 }
 

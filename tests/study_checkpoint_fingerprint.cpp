@@ -2,9 +2,12 @@
 // it, any other does not, and an option left out of it really does not change what a run
 // records while it trains (so resuming under another value of it is safe).
 #include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "common/engine_version.hpp"
 #include "common/errors.hpp"
 #include "common/format.hpp"
 #include "sim/checkpoint.hpp"
@@ -142,4 +145,21 @@ TEST_CASE("a checkpoint is refused under another fingerprint and read back under
   CHECK_NOTHROW(sim::decode_checkpoint(bytes, other_threshold.checkpoint_fingerprint(), 4, "ckpt"));
   // Fewer total steps than the checkpoint holds: not this run's checkpoint either.
   CHECK_THROWS_AS(sim::decode_checkpoint(bytes, run.checkpoint_fingerprint(), 3, "ckpt"), UsageError);
+}
+
+TEST_CASE("a checkpoint of another engine version is refused with one line naming both versions",
+          "[study][checkpoint]") {
+  const OptionValues run = tiny_run();
+  std::string bytes = sim::encode_checkpoint(run.checkpoint_fingerprint(), final_state(run));
+  const std::uint32_t other = kEngineVersion + 1;
+  std::memcpy(bytes.data() + 12, &other, 4);  // after the magic and the format version
+  try {
+    sim::decode_checkpoint(bytes, run.checkpoint_fingerprint(), 4, "ckpt");
+    FAIL("accepted a checkpoint of engine version " << other);
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("engine version " + std::to_string(other)) != std::string::npos);
+    CHECK(what.find("engine version " + std::to_string(kEngineVersion)) != std::string::npos);
+    CHECK(what.find('\n') == std::string::npos);
+  }
 }
