@@ -18,6 +18,7 @@
 #include "sim/checkpoint.hpp"
 #include "sim/npy.hpp"
 #include "sim/train.hpp"
+#include "study/mpi_session.hpp"
 #include "study/warm_start.hpp"
 
 namespace p0sim::cli {
@@ -108,41 +109,60 @@ void add_train(CLI::App& app) {
       };
     }
     const fs::path dir = o->out;
-    if (!o->resume.empty()) {
-      if (fs::exists(dir / "summary.json")) {
-        std::cout << "run in " << dir.string() << " already finished; nothing to do\n";
-        return;
+    // Under mpirun every rank trains the same run, each computing its share of every step's
+    // chunks; rank 0 alone checks and writes the run directory.
+    study::mpi::Session session;
+    const bool root = session.is_root();
+    bool go_on = true;
+    try {
+      if (!o->resume.empty()) {
+        if (root && fs::exists(dir / "summary.json")) {
+          std::cout << "run in " << dir.string() << " already finished; nothing to do\n";
+          go_on = false;
+        } else if (root && ::access(dir.c_str(), W_OK) != 0) {
+          throw UsageError("--resume", "directory '" + o->resume + "' is not writable");
+        }
+      } else if (root) {
+        std::error_code ec;
+        if (!o->force && fs::is_directory(dir, ec) && !fs::is_empty(dir, ec))
+          throw UsageError("--out", "'" + o->out + "' is not empty (pass --resume " + o->out +
+                                        " to continue the run in it, or --force to start it over)");
+        prepare_output_dir("--out", o->out, o->force);
+        fs::remove_all(checkpoint_dir(dir), ec);  // a forced restart must never resume an older run's state
+        write_file_atomic(dir / "config.toml", "# resolved configuration of 'p0sim train'; pass back with --config\n" +
+                                                   values.toml(study::kEveryRun | study::kTrainOnly));
       }
-      if (::access(dir.c_str(), W_OK) != 0)
-        throw UsageError("--resume", "directory '" + o->resume + "' is not writable");
+    } catch (...) {
+      session.root_ok(false);
+      throw;
+    }
+    if (!session.root_ok(go_on)) return;  // rank 0 said why (and set the exit code)
+    if (!o->resume.empty()) {
       checkpoint = load_latest_checkpoint(checkpoint_dir(dir), fingerprint, c.steps, "--resume");
-      for (const std::string& why : checkpoint->skipped) std::cerr << "p0sim: warning: passed over " << why << "\n";
-    } else {
-      std::error_code ec;
-      if (!o->force && fs::is_directory(dir, ec) && !fs::is_empty(dir, ec))
-        throw UsageError("--out", "'" + o->out + "' is not empty (pass --resume " + o->out +
-                                      " to continue the run in it, or --force to start it over)");
-      prepare_output_dir("--out", o->out, o->force);
-      fs::remove_all(checkpoint_dir(dir), ec);  // a forced restart must never resume an older run's state
-      write_file_atomic(dir / "config.toml", "# resolved configuration of 'p0sim train'; pass back with --config\n" +
-                                                 values.toml(study::kEveryRun | study::kTrainOnly));
+      if (root)
+        for (const std::string& why : checkpoint->skipped) std::cerr << "p0sim: warning: passed over " << why << "\n";
     }
     Model<float> model(c.model, c.batch);
     Progress progress(c.steps, c.log_every);
     TrainControl control;
-    control.on_step = std::ref(progress);
+    if (root) control.on_step = std::ref(progress);
     control.checkpoint_every = spec.checkpoint_every;
     control.checkpoint_location = checkpoint_dir(dir).string();
-    control.save_checkpoint = [&](const TrainState& st) { write_checkpoint(checkpoint_dir(dir), fingerprint, st); };
-    if (checkpoint && !checkpoint->found)
+    control.save_checkpoint = [&](const TrainState& st) {
+      if (root) write_checkpoint(checkpoint_dir(dir), fingerprint, st);
+    };
+    control.exchange = &session.chunk_exchange();
+    if (root && checkpoint && !checkpoint->found)
       std::cerr << "resuming " << dir.string() << ": no checkpoint yet, starting from step 0\n";
     if (checkpoint && checkpoint->found) {
       control.resume = &checkpoint->state;
-      std::cerr << "resuming " << dir.string() << " at step " << checkpoint->state.step << " of " << c.steps << " from "
-                << checkpoint->file.string() << "\n";
+      if (root)
+        std::cerr << "resuming " << dir.string() << " at step " << checkpoint->state.step << " of " << c.steps
+                  << " from " << checkpoint->file.string() << "\n";
     }
     control.initialise = initialise;
     const TrainResult r = train(model, c, control);
+    if (!root) return;
     write_run(dir, model, c, r);
     if (initialise) {
       const nlohmann::json report = study::warm_start_report(r.probes);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
 
 namespace p0sim::sim {
 
@@ -20,8 +21,13 @@ int chunk_count(const ModelConfig& c, int batch) {
   return std::max(1, static_cast<int>(n));
 }
 
+std::pair<int, int> chunk_range(int chunks, int rank, int ranks) {
+  auto first = [&](int r) { return r * (chunks / ranks) + std::min(r, chunks % ranks); };
+  return {first(rank), first(rank + 1)};
+}
+
 // ---------------------------------------------------------------------------------------------------
-ParallelStep::ParallelStep(const ModelConfig& config, int batch, int threads, int chunks)
+ParallelStep::ParallelStep(const ModelConfig& config, int batch, int threads, int chunks, const ChunkExchange* exchange)
     : config_(config), batch_(batch) {
   if (batch < 1) throw std::invalid_argument("ParallelStep: batch must be >= 1");
   if (threads < 1) throw std::invalid_argument("ParallelStep: threads must be >= 1");
@@ -39,6 +45,12 @@ ParallelStep::ParallelStep(const ModelConfig& config, int batch, int threads, in
     first += rows;
   }
   if (n == 1) return;  // the plain single-model step: no replicas, no pool
+  own_end_ = n;
+  if (exchange != nullptr && exchange->ranks > 1) {
+    if (!exchange->gather) throw std::invalid_argument("ParallelStep: an exchange of several processes needs gather");
+    exchange_ = exchange;
+    std::tie(own_begin_, own_end_) = chunk_range(n, exchange->rank, exchange->ranks);
+  }
   const int t = std::min(threads, n);
   const int max_rows = chunk_rows_.front();
   for (int i = 0; i < t; ++i) replicas_.push_back(std::make_unique<Model<float>>(config, max_rows));
@@ -54,9 +66,9 @@ void ParallelStep::compute_job(void* self_ptr, int thread) {
   auto& self = *static_cast<ParallelStep*>(self_ptr);
   Model<float>& replica = *self.replicas_[static_cast<std::size_t>(thread)];
   replica.params() = self.model_->params();
-  const int n = self.chunks();
+  const int end = self.own_end_;
   const int row_len = self.config_.seq_len + 1;
-  for (int c = self.next_chunk_.fetch_add(1, std::memory_order_relaxed); c < n;
+  for (int c = self.next_chunk_.fetch_add(1, std::memory_order_relaxed); c < end;
        c = self.next_chunk_.fetch_add(1, std::memory_order_relaxed)) {
     const auto cs = static_cast<std::size_t>(c);
     self.chunk_loss_[cs] = static_cast<double>(replica.forward(
@@ -97,8 +109,9 @@ double ParallelStep::forward_backward(Model<float>& model, const std::int32_t* r
     throw std::invalid_argument("ParallelStep: model does not match the config");
   model_ = &model;
   rows_ = rows;
-  next_chunk_.store(0, std::memory_order_relaxed);
+  next_chunk_.store(own_begin_, std::memory_order_relaxed);
   pool_->run(&ParallelStep::compute_job, this);
+  if (exchange_ != nullptr) exchange_->gather(slots_.data(), slots_.rows(), chunk_loss_.data(), chunks());
   pool_->run(&ParallelStep::reduce_job, this);
   double loss = 0.0;
   for (int c = 0; c < chunks(); ++c)

@@ -11,10 +11,17 @@
 // With one chunk (small configs, where splitting does not pay: see chunk_count) the step is the
 // plain model.forward / zero_grad / backward of the single-threaded loop, bit for bit.
 //
+// Processes too (one run across machines): with a ChunkExchange of R processes, process r computes
+// only its contiguous range of chunks (chunk_range), the exchange fills in every other chunk's slot
+// and loss, and every process reduces all chunks in chunk order, so each ends with the bits of one
+// process. A one-chunk config has nothing to split: every process runs the plain step.
+//
 // The thread pool and every buffer are created in the constructor; step() allocates nothing.
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -40,11 +47,25 @@ inline constexpr int kMaxChunks = 8;
 // at least 1. Depends on the config only.
 int chunk_count(const ModelConfig& c, int batch);
 
+// The processes one run's step is split across (MPI ranks, wired above sim/). `gather` is called by
+// every process after it computed its own chunks: slots (nparams, chunks) column-major and
+// chunk_loss (chunks) hold this process's range on entry and every chunk on return.
+struct ChunkExchange {
+  int rank = 0, ranks = 1;
+  std::function<void(float* slots, std::int64_t nparams, double* chunk_loss, int chunks)> gather;
+};
+
+// The chunks [first, end) process `rank` of `ranks` computes: contiguous, in rank order, sizes
+// differing by at most one (empty when there are more processes than chunks).
+std::pair<int, int> chunk_range(int chunks, int rank, int ranks);
+
 class ParallelStep {
  public:
   // threads: the most threads to use (TrainConfig::threads); fewer are started when there are
   // fewer chunks. `chunks` = 0 means chunk_count(config, batch) (tests and benchmarks may force one).
-  ParallelStep(const ModelConfig& config, int batch, int threads, int chunks = 0);
+  // `exchange` (kept by pointer; nullptr or one process = this process computes every chunk).
+  ParallelStep(const ModelConfig& config, int batch, int threads, int chunks = 0,
+               const ChunkExchange* exchange = nullptr);
   ~ParallelStep();
 
   int chunks() const { return static_cast<int>(chunk_rows_.size()); }
@@ -72,6 +93,8 @@ class ParallelStep {
   Model<float>* model_ = nullptr;
   const std::int32_t* rows_ = nullptr;
   std::atomic<int> next_chunk_{0};
+  int own_begin_ = 0, own_end_ = 0;  // this process's chunks
+  const ChunkExchange* exchange_ = nullptr;
 };
 
 }  // namespace p0sim::sim

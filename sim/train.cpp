@@ -164,7 +164,8 @@ TrainResult train(Model<float>& model, const TrainConfig& c, const TrainControl&
                     " (try a lower learning rate or a gradient-norm clip)");
   };
 
-  ParallelStep step(c.model, B, c.threads);  // the batch split across c.threads (bit-identical for any)
+  ParallelStep step(c.model, B, c.threads, 0,
+                    control.exchange);  // the batch split across c.threads (bit-identical for any)
   for (int s = first_step; s < c.steps; ++s) {
     const auto t0 = clock::now();
     gen.fill(0, static_cast<std::uint64_t>(s), B, rows.data());

@@ -18,6 +18,8 @@
 
 namespace p0sim::sim {
 
+struct ChunkExchange;  // sim/parallel_step.hpp
+
 enum class Schedule { constant, cosine, count };
 
 constexpr std::array<std::string_view, 2> enum_names_of(Schedule) { return {"constant", "cosine"}; }
@@ -92,6 +94,8 @@ struct TrainControl {
   const TrainState* resume = nullptr;  // continue from this state instead of the initial weights
   // Initial weights instead of the seeded init (a warm start; ignored when resuming).
   std::function<void(Model<float>&)> initialise;
+  // The processes each step is split across (sim/parallel_step.hpp); nullptr = this one only.
+  const ChunkExchange* exchange = nullptr;
 };
 
 // Initialises `model` from the seed (or control.initialise, or the resume state) and trains it in place. Throws

@@ -10,7 +10,7 @@
 #include "common/files.hpp"
 #include "common/format.hpp"
 #include "study/config_toml.hpp"
-#include "study/sweep_mpi.hpp"
+#include "study/mpi_session.hpp"
 
 namespace p0sim::study {
 namespace fs = std::filesystem;

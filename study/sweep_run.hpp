@@ -1,6 +1,6 @@
 #pragma once
 // Runs a resolved sweep into its directory: sweep.toml, the results and timings journals, the
-// runs of one shard, resume, and the spread over threads or MPI ranks (study/sweep_mpi.hpp); and
+// runs of one shard, resume, and the spread over threads or MPI ranks (study/mpi_session.hpp); and
 // merges the directories of a sharded sweep. What one run computes comes with the resolved sweep
 // (study/sweep_train.hpp, study/sweep_theory.hpp).
 #include <cstddef>

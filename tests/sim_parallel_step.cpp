@@ -1,10 +1,13 @@
 // The threaded training step (sim/parallel_step.hpp): the batch is cut into a fixed set of chunks
 // that depends on the config only, so the weights are bit-identical for any thread count; the
 // chunked gradient is the full batch's gradient up to float rounding; small configs keep one chunk
-// (the plain single-model step).
+// (the plain single-model step); a step split across processes gives each the one-process bits.
+#include <algorithm>
+#include <barrier>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "common/rng.hpp"
@@ -146,5 +149,71 @@ TEST_CASE("train() gives bit-identical weights with --threads 1, 2 and 3", "[sim
       CHECK(r.final_loss == ref_loss);
       CHECK(same_bits(p.data(), ref.data(), ref.size()));
     }
+  }
+}
+
+TEST_CASE("chunk_range splits the chunks into contiguous ranges in rank order", "[sim][parallel]") {
+  const int chunks = GENERATE(1, 3, 7, 8);
+  const int ranks = GENERATE(1, 2, 3, 5, 9);
+  CAPTURE(chunks, ranks);
+  int next = 0;
+  for (int r = 0; r < ranks; ++r) {
+    const auto [first, end] = chunk_range(chunks, r, ranks);
+    CHECK(first == next);
+    CHECK(end - first >= chunks / ranks);
+    CHECK(end - first <= chunks / ranks + 1);
+    next = end;
+  }
+  CHECK(next == chunks);
+}
+
+TEST_CASE("a step split across processes gives every process the one-process bits", "[sim][parallel]") {
+  // Processes simulated by threads: each runs its own ParallelStep on its own model; the exchange
+  // copies each process's own slots and losses into a shared table and back, between barriers,
+  // as MPI_Allgatherv does between ranks.
+  const ModelConfig c = small_model();
+  const int B = 7, chunks = 3;
+  const int ranks = GENERATE(2, 3, 4);  // 4 processes for 3 chunks: one computes nothing
+  const int threads = GENERATE(1, 2);
+  CAPTURE(ranks, threads);
+  const auto rows = random_rows(B, c.seq_len, c.vocab, 9);
+
+  Model<float> one(c, B);
+  one.init(4);
+  ParallelStep single(c, B, threads, chunks);
+  const double loss_one = single.forward_backward(one, rows.data());
+
+  const std::size_t nparams = static_cast<std::size_t>(one.params().size());
+  std::vector<float> table(nparams * chunks);
+  std::vector<double> losses(chunks);
+  std::barrier sync(ranks);
+  std::vector<std::vector<float>> grads(static_cast<std::size_t>(ranks));
+  std::vector<double> loss(static_cast<std::size_t>(ranks));
+  std::vector<std::thread> procs;
+  for (int r = 0; r < ranks; ++r)
+    procs.emplace_back([&, r] {
+      ChunkExchange ex;
+      ex.rank = r;
+      ex.ranks = ranks;
+      ex.gather = [&](float* slots, std::int64_t n, double* chunk_loss, int count) {
+        const auto [first, end] = chunk_range(count, r, ranks);
+        std::copy(slots + first * n, slots + end * n, table.begin() + first * n);
+        std::copy(chunk_loss + first, chunk_loss + end, losses.begin() + first);
+        sync.arrive_and_wait();
+        std::copy(table.begin(), table.end(), slots);
+        std::copy(losses.begin(), losses.end(), chunk_loss);
+        sync.arrive_and_wait();
+      };
+      Model<float> m(c, B);
+      m.init(4);
+      ParallelStep step(c, B, threads, chunks, &ex);
+      loss[static_cast<std::size_t>(r)] = step.forward_backward(m, rows.data());
+      grads[static_cast<std::size_t>(r)].assign(m.grads().data(), m.grads().data() + nparams);
+    });
+  for (auto& p : procs) p.join();
+  for (int r = 0; r < ranks; ++r) {
+    CAPTURE(r);
+    CHECK(loss[static_cast<std::size_t>(r)] == loss_one);
+    CHECK(same_bits(grads[static_cast<std::size_t>(r)].data(), one.grads().data(), nparams));
   }
 }

@@ -1,4 +1,4 @@
-#include "study/sweep_mpi.hpp"
+#include "study/mpi_session.hpp"
 
 #include <cstdlib>
 #include <string>
@@ -39,6 +39,8 @@ Session::Session() {
 Session::~Session() = default;
 void Session::distribute(const std::vector<std::size_t>&, int, const std::function<sweep::JobResult(std::size_t)>&,
                          const std::function<void(std::size_t, const sweep::JobResult&)>&) {}
+bool Session::root_ok(bool ok) { return ok; }
+const sim::ChunkExchange& Session::chunk_exchange() { return exchange_; }
 
 #else
 
@@ -73,11 +75,44 @@ Session::Session() {
 
 Session::~Session() {
   if (!initialised_) return;
+  // A rank failing while the others are in a step's exchange: they would wait for it forever.
+  if (exchange_.ranks > 1 && std::uncaught_exceptions() > 0) MPI_Abort(MPI_COMM_WORLD, 1);
   // Rank 0 failed before handing out work (e.g. a non-empty --out): the workers wait for their
   // first message; tell them to stop so every rank ends and mpirun returns rank 0's exit code.
   if (rank_ == 0 && !distributed_)
     for (int r = 1; r < size_; ++r) send_stop(r);
   MPI_Finalize();
+}
+
+bool Session::root_ok(bool ok) {
+  distributed_ = true;  // every rank is here: none waits for a sweep's stop message
+  if (size_ == 1) return ok;
+  int word = ok ? 1 : 0;
+  MPI_Bcast(&word, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return word != 0;
+}
+
+const sim::ChunkExchange& Session::chunk_exchange() {
+  if (size_ == 1 || exchange_.ranks > 1) return exchange_;
+  exchange_.rank = rank_;
+  exchange_.ranks = size_;
+  exchange_.gather = [this](float* slots, std::int64_t nparams, double* chunk_loss, int chunks) {
+    // One chunk's gradient as one MPI element, so counts stay small whatever the model's size.
+    MPI_Datatype column;
+    MPI_Type_contiguous(static_cast<int>(nparams), MPI_FLOAT, &column);
+    MPI_Type_commit(&column);
+    std::vector<int> counts(static_cast<std::size_t>(size_)), firsts(static_cast<std::size_t>(size_));
+    for (int r = 0; r < size_; ++r) {
+      const auto [first, end] = sim::chunk_range(chunks, r, size_);
+      firsts[static_cast<std::size_t>(r)] = first;
+      counts[static_cast<std::size_t>(r)] = end - first;
+    }
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, slots, counts.data(), firsts.data(), column, MPI_COMM_WORLD);
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, chunk_loss, counts.data(), firsts.data(), MPI_DOUBLE,
+                   MPI_COMM_WORLD);
+    MPI_Type_free(&column);
+  };
+  return exchange_;
 }
 
 void Session::distribute(const std::vector<std::size_t>& jobs, int local_threads,
