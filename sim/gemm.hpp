@@ -5,16 +5,31 @@
 //    training step must not do; calling the kernel with our own blocking object keeps the packing
 //    space in one buffer, and skips the expression layer for the many small per-head products.
 //  - register_max: a chunk's maximum reduced in registers (maxCoeff goes through memory).
+//  - pin_cache_sizes: Eigen's block sizes from fixed cache sizes, not the CPU's.
 #include <Eigen/Core>
 #include <algorithm>
+#include <mutex>
 
 namespace p0sim::sim {
+
+// Eigen sizes its GEMM blocks from the cache sizes it reads off the CPU, and a product's blocks
+// decide the order of its additions: the same binary would round differently on a machine with
+// other caches (bench/bench_gemm_libs.cpp found three shapes of the natural-text config that do).
+// The engine fixes them to what Eigen reads on the machine its golden files come from (a Zen 5
+// VM: L1 48 KiB, L2 1 MiB, L3 508 MiB), so the bits there are unchanged and every other machine
+// blocks the same way. Set once, before the first product (every GemmSpace calls it).
+inline constexpr std::ptrdiff_t kPinnedL1 = 49152, kPinnedL2 = 1048576, kPinnedL3 = 532676608;
+inline void pin_cache_sizes() {
+  static std::once_flag once;
+  std::call_once(once, [] { Eigen::setCpuCacheSizes(kPinnedL1, kPinnedL2, kPinnedL3); });
+}
 
 // Packing space of every product (and the work space of the fused attention kernels).
 template <typename S>
 class GemmSpace {
  public:
   using Index = Eigen::Index;
+  GemmSpace() { pin_cache_sizes(); }
   // Grows the packing space to fit an m x n x k product (setup time only: this allocates).
   void reserve(Index m, Index n, Index k) {
     Index kc = k, mc = m, nc = n;

@@ -8,6 +8,7 @@
 
 #include "common/errors.hpp"
 #include "common/rng.hpp"
+#include "sim/gemm.hpp"
 #include "sim/model.hpp"
 
 using namespace p0sim::sim;
@@ -297,4 +298,14 @@ TEST_CASE("validate rejects impossible configurations naming the configuration f
   bad = c;
   bad.layers = 0;
   expect(bad, "layers");
+}
+
+TEST_CASE("GEMM blocking follows the engine's fixed cache sizes, not the CPU's", "[sim][model]") {
+  // Once a model exists, Eigen blocks its products for the pinned caches whatever this CPU has.
+  // (On a machine whose caches Eigen reads as exactly the pinned ones this holds without the pin
+  // too; on any other, removing the pin fails here.)
+  const Model<float> m(small_config(), 2);
+  CHECK(Eigen::l1CacheSize() == p0sim::sim::kPinnedL1);
+  CHECK(Eigen::l2CacheSize() == p0sim::sim::kPinnedL2);
+  CHECK(Eigen::l3CacheSize() == p0sim::sim::kPinnedL3);
 }
