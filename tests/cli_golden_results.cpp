@@ -4,9 +4,9 @@
 // operations, a seed derivation, an RNG stream) without bumping the engine version fails here, and
 // so does bumping it without recording its golden files (tests/golden/record.sh).
 //
-// The promise covers the instruction sets the files were recorded with (simd.txt): the release
-// build compiles for the machine it runs on, and Eigen's packet width and GCC's FMA contraction
-// follow the CPU, so another instruction set is another arithmetic. The sanitizer build's -O1
+// The promise covers the CPU model the files were recorded on: the release build compiles for the
+// machine it runs on, and Eigen's packet width and GCC's instruction choices (FMA contraction
+// included) follow the CPU. The SIMD sets (simd.txt) are checked: necessary, not sufficient. The sanitizer build's -O1
 // contracts differently, so it skips these ([golden] is left out of its test list).
 #include <catch2/catch.hpp>
 #include <filesystem>
