@@ -2,12 +2,14 @@
 // variant kind of the headline) and two short sweeps (training and theory) must write exactly the
 // files under tests/golden/engine-<N>/, N = kEngineVersion. Changing the arithmetic (the order of
 // operations, a seed derivation, an RNG stream) without bumping the engine version fails here, and
-// so does bumping it without recording its golden files (tests/golden/record.sh).
+// so does bumping it without recording its golden files (tests/golden/record.sh). The runs are
+// those of tests/golden/commands.txt.
 //
 // The promise covers the CPU model the files were recorded on: the release build compiles for the
 // machine it runs on, and Eigen's packet width and GCC's instruction choices (FMA contraction
-// included) follow the CPU. The SIMD sets (simd.txt) are checked: necessary, not sufficient. The sanitizer build's -O1
-// contracts differently, so it skips these ([golden] is left out of its test list).
+// included) follow the CPU. The SIMD sets (simd.txt) are checked: necessary, not sufficient. The
+// sanitizer build's -O1 contracts differently, so it skips these ([golden] is left out of its
+// test list).
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -57,6 +59,20 @@ std::string without_last_column(const std::string& csv) {
   return out;
 }
 
+// The arguments of golden run `name` (commands.txt), {golden} filled in.
+std::string golden_args(const std::string& name) {
+  std::istringstream in(p0sim::test::slurp(kGolden.parent_path() / "commands.txt"));
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(name + ": ", 0) != 0) continue;
+    std::string args = line.substr(name.size() + 2);
+    for (std::size_t at; (at = args.find("{golden}")) != std::string::npos;)
+      args.replace(at, 8, "'" + kGolden.parent_path().string() + "'");
+    return args;
+  }
+  FAIL("tests/golden/commands.txt has no run '" << name << "'");
+  return "";
+}
+
 // summary.json without its wall-clock fields.
 nlohmann::json without_wall_clock(const std::string& text) {
   nlohmann::json j = nlohmann::json::parse(text);
@@ -83,10 +99,7 @@ TEST_CASE("this engine version has golden files, recorded on this build's instru
 
 TEST_CASE("a short train reproduces its golden results byte for byte", "[golden]") {
   const fs::path out = scratch.root() / "train";
-  run_ok(
-      "train --vocab 16 --d-model 8 --heads 2 --layers 2 --seq-len 8 --batch 8 --steps 12 --lr 3e-3 "
-      "--task firstrecall --probe-every 6 --probe-batch 16 --seed 7 --out '" +
-      out.string() + "'");
+  run_ok(golden_args("train") + " --out '" + out.string() + "'");
   check_same(out / "trace.csv", "train.trace.csv");
   check_same(out / "heads.csv", "train.heads.csv");
   CHECK(without_last_column(p0sim::test::slurp(out / "train.csv")) == without_last_column(golden("train.train.csv")));
@@ -104,8 +117,7 @@ TEST_CASE("a short train reproduces its golden results byte for byte", "[golden]
 
 TEST_CASE("a short experiment reproduces its golden results byte for byte", "[golden]") {
   const fs::path out = scratch.root() / "experiment";
-  run_ok("experiment --config '" + (kGolden.parent_path() / "experiment.toml").string() +
-         "' --seeds 2 --threads 2 --out '" + out.string() + "'");
+  run_ok(golden_args("experiment") + " --out '" + out.string() + "'");
   check_same(out / "results.csv", "experiment.results.csv");
   check_same(out / "verdict.json", "experiment.verdict.json");
   check_same(out / "ablations.csv", "experiment.ablations.csv");
@@ -117,20 +129,13 @@ TEST_CASE("a short experiment reproduces its golden results byte for byte", "[go
 
 TEST_CASE("a short training sweep reproduces its golden results byte for byte", "[golden]") {
   const fs::path out = scratch.root() / "sweep";
-  run_ok(
-      "sweep --vocab 16 --heads 2 --batch 8 --steps 12 --probe-every 6 --probe-batch 16 --task firstrecall "
-      "--layers 2 --grid d-model=8,16 --grid seq-len=4,8 --grid mask=causal,prefix-bidirectional --seeds 2 "
-      "--threads 2 --out '" +
-      out.string() + "'");
+  run_ok(golden_args("sweep_train") + " --out '" + out.string() + "'");
   check_same(out / "results.csv", "sweep_train.results.csv");
   check_same(out / "sweep.toml", "sweep_train.sweep.toml");
 }
 
 TEST_CASE("a short theory sweep reproduces its golden results byte for byte", "[golden]") {
   const fs::path out = scratch.root() / "theory";
-  run_ok(
-      "sweep --kind theory --grid d=4,16 --grid T=4,8 --grid mask=causal,bidirectional --seeds 2 --trials 300 "
-      "--out '" +
-      out.string() + "'");
+  run_ok(golden_args("sweep_theory") + " --out '" + out.string() + "'");
   check_same(out / "results.csv", "sweep_theory.results.csv");
 }
