@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -77,6 +78,7 @@ Session::~Session() {
   if (!initialised_) return;
   // A rank failing while the others are in a step's exchange: they would wait for it forever.
   if (exchange_.ranks > 1 && std::uncaught_exceptions() > 0) MPI_Abort(MPI_COMM_WORLD, 1);
+  exchange_.gather = nullptr;  // frees the exchange's MPI datatype while MPI is still up
   // Rank 0 failed before handing out work (e.g. a non-empty --out): the workers wait for their
   // first message; tell them to stop so every rank ends and mpirun returns rank 0's exit code.
   if (rank_ == 0 && !distributed_)
@@ -96,21 +98,38 @@ const sim::ChunkExchange& Session::chunk_exchange() {
   if (size_ == 1 || exchange_.ranks > 1) return exchange_;
   exchange_.rank = rank_;
   exchange_.ranks = size_;
-  exchange_.gather = [this](float* slots, std::int64_t nparams, double* chunk_loss, int chunks) {
-    // One chunk's gradient as one MPI element, so counts stay small whatever the model's size.
-    MPI_Datatype column;
-    MPI_Type_contiguous(static_cast<int>(nparams), MPI_FLOAT, &column);
-    MPI_Type_commit(&column);
-    std::vector<int> counts(static_cast<std::size_t>(size_)), firsts(static_cast<std::size_t>(size_));
-    for (int r = 0; r < size_; ++r) {
-      const auto [first, end] = sim::chunk_range(chunks, r, size_);
-      firsts[static_cast<std::size_t>(r)] = first;
-      counts[static_cast<std::size_t>(r)] = end - first;
+  // The layout of a step's exchange, built at the first step and kept: one run's steps all have
+  // the same chunks and parameter count, so later steps allocate nothing.
+  struct Layout {
+    std::int64_t nparams = -1;
+    int chunks = -1;
+    MPI_Datatype column = MPI_DATATYPE_NULL;  // one chunk's gradient as one MPI element
+    std::vector<int> counts, firsts;          // per rank, in chunks
+    ~Layout() {
+      if (column != MPI_DATATYPE_NULL) MPI_Type_free(&column);
     }
-    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, slots, counts.data(), firsts.data(), column, MPI_COMM_WORLD);
-    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, chunk_loss, counts.data(), firsts.data(), MPI_DOUBLE,
+  };
+  exchange_.gather = [this, layout = std::make_shared<Layout>()](float* slots, std::int64_t nparams, double* chunk_loss,
+                                                                 int chunks) {
+    Layout& l = *layout;
+    if (l.nparams != nparams || l.chunks != chunks) {
+      if (l.column != MPI_DATATYPE_NULL) MPI_Type_free(&l.column);
+      MPI_Type_contiguous(static_cast<int>(nparams), MPI_FLOAT, &l.column);
+      MPI_Type_commit(&l.column);
+      l.counts.assign(static_cast<std::size_t>(size_), 0);
+      l.firsts.assign(static_cast<std::size_t>(size_), 0);
+      for (int r = 0; r < size_; ++r) {
+        const auto [first, end] = sim::chunk_range(chunks, r, size_);
+        l.firsts[static_cast<std::size_t>(r)] = first;
+        l.counts[static_cast<std::size_t>(r)] = end - first;
+      }
+      l.nparams = nparams;
+      l.chunks = chunks;
+    }
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, slots, l.counts.data(), l.firsts.data(), l.column,
                    MPI_COMM_WORLD);
-    MPI_Type_free(&column);
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, chunk_loss, l.counts.data(), l.firsts.data(), MPI_DOUBLE,
+                   MPI_COMM_WORLD);
   };
   return exchange_;
 }
