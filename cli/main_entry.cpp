@@ -16,6 +16,7 @@ std::string version_text() {
   text += "compiler: g++ " __VERSION__ "\n";
   text += "build: " P0SIM_BUILD_TYPE "\n";
   text += "flags: " P0SIM_CXX_FLAGS "\n";
+  text += "arithmetic: " P0SIM_ARITHMETIC "\n";
   text += std::string("eigen: ") + std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) +
           "." + std::to_string(EIGEN_MINOR_VERSION) + ", SIMD: " + Eigen::SimdInstructionSetsInUse();
 #ifdef P0SIM_WITH_MPI

@@ -11,6 +11,8 @@ targets=(p0sim test_theory test_sim test_study test_cli)
 if cmake --build --preset release --target help | grep 'p0sim-mpi' >/dev/null; then targets+=(p0sim-mpi); fi
 cmake --build --preset release --target "${targets[@]}"
 ctest --preset release
+# The engine's promise across CPUs: the golden runs under emulated Intel and AMD CPUs.
+bash scripts/cross-cpu-check.sh build/p0sim
 # The MPI variant: build-mpi/p0sim under mpirun -np 3 must write the single-process
 # bytes. Skipped where OpenMPI is absent or with P0SIM_MPI_CHECK=0.
 if [ "${P0SIM_MPI_CHECK:-1}" != 0 ] && command -v mpirun >/dev/null && command -v mpicxx >/dev/null; then

@@ -6,8 +6,12 @@
 //    space in one buffer, and skips the expression layer for the many small per-head products.
 //  - register_max: a chunk's maximum reduced in registers (maxCoeff goes through memory).
 //  - pin_cache_sizes: Eigen's block sizes from fixed cache sizes, not the CPU's.
+//  - ieee_sqrt: a correctly rounded packet square root.
+#include <immintrin.h>
+
 #include <Eigen/Core>
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 
 namespace p0sim::sim {
@@ -99,4 +103,42 @@ S register_max(const Eigen::Array<S, Lanes, 1>& m) {
     return m.maxCoeff();
 }
 
+// Eigen's packet sqrt under EIGEN_FAST_MATH (its default) is a hardware rsqrt estimate refined by
+// one Newton step, and the estimate's last bits differ between CPU vendors: the same binary gave
+// other AdamW steps under an emulated Intel than on AMD. The sqrt instruction is correctly rounded
+// everywhere, and as fast at the optimiser's size.
+namespace sqrt_detail {
+inline __m128 packet_sqrt(__m128 x) { return _mm_sqrt_ps(x); }
+inline __m128d packet_sqrt(__m128d x) { return _mm_sqrt_pd(x); }
+#ifdef __AVX__
+inline __m256 packet_sqrt(__m256 x) { return _mm256_sqrt_ps(x); }
+inline __m256d packet_sqrt(__m256d x) { return _mm256_sqrt_pd(x); }
+#endif
+#ifdef __AVX512F__
+inline __m512 packet_sqrt(__m512 x) { return _mm512_sqrt_ps(x); }
+inline __m512d packet_sqrt(__m512d x) { return _mm512_sqrt_pd(x); }
+#endif
+struct IeeeSqrtOp {
+  template <typename S>
+  S operator()(S x) const {
+    return std::sqrt(x);
+  }
+  template <typename Packet>
+  Packet packetOp(const Packet& x) const {
+    return packet_sqrt(x);
+  }
+};
+}  // namespace sqrt_detail
+
+// An array expression's elementwise square root, correctly rounded (IEEE 754) in every lane.
+template <typename Derived>
+auto ieee_sqrt(const Eigen::ArrayBase<Derived>& x) {
+  return x.unaryExpr(sqrt_detail::IeeeSqrtOp{});
+}
+
 }  // namespace p0sim::sim
+
+template <>
+struct Eigen::internal::functor_traits<p0sim::sim::sqrt_detail::IeeeSqrtOp> {
+  enum { Cost = 5 * Eigen::NumTraits<float>::MulCost, PacketAccess = 1 };
+};

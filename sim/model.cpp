@@ -503,12 +503,12 @@ void AdamW<Scalar>::step(Eigen::Ref<Vector> params, Eigen::Ref<const Vector> gra
   const Scalar step_size = static_cast<Scalar>(lr / bc1);
   const Scalar bc2_sqrt = static_cast<Scalar>(std::sqrt(bc2));
   const Scalar eps = static_cast<Scalar>(config_.eps);
-  // one pass over the flat buffers, a register chunk at a time (Eigen's packet sqrt and division are
-  // IEEE-exact, so this equals the three whole-buffer passes bit for bit)
+  // one pass over the flat buffers, a register chunk at a time (ieee_sqrt and the packet division are
+  // correctly rounded, so this equals the three whole-buffer passes bit for bit, on any CPU)
   auto update = [&](auto p, auto g, auto m, auto v, auto mask) {
     m += one_m_b1 * (g - m);
     v = b2 * v + one_m_b2 * g.square();
-    p = p * (Scalar(1) - decay * mask) - step_size * m / (v.sqrt() / bc2_sqrt + eps);
+    p = p * (Scalar(1) - decay * mask) - step_size * m / (ieee_sqrt(v) / bc2_sqrt + eps);
   };
   using Chunk = Eigen::Array<Scalar, 16, 1>;
   using Part = Eigen::Array<Scalar, Eigen::Dynamic, 1>;

@@ -4,6 +4,12 @@ golden_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 golden_args() {
   sed -n "s|^$1: ||p" "$golden_dir/commands.txt" | sed "s|{golden}|$golden_dir|g"
 }
+# golden_arithmetic: the lines of `p0sim --version` (stdin) that name the engine's arithmetic: the
+# compiler, the arithmetic flags and Eigen with its SIMD sets. The bits are promised for a build
+# whose lines equal arithmetic.txt.
+golden_arithmetic() {
+  grep -E '^(compiler|arithmetic|eigen): '
+}
 # golden_files NAME OUT: "produced golden-name" pairs of run NAME written to OUT, one per line:
 # every file the test compares byte for byte (train.csv and summary.json hold wall-clock fields
 # and are compared by the test alone).

@@ -19,7 +19,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 o="$work/golden"
 mkdir "$o"
-"$bin" --version | sed -n 's/.*SIMD: //p' > "$o/simd.txt"
+"$bin" --version | golden_arithmetic > "$o/arithmetic.txt"
 for run in train experiment sweep_train sweep_theory; do
   # shellcheck disable=SC2046  # the arguments are words of commands.txt
   "$bin" $(golden_args "$run") --out "$work/$run" >/dev/null 2>&1
@@ -28,4 +28,5 @@ done
 cp "$work/train/train.csv" "$o/train.train.csv"
 cp "$work/train/summary.json" "$o/train.summary.json"
 mv "$o" "$dir"
-echo "recorded $(ls "$dir" | wc -l) golden files of engine version $engine in tests/golden/$dir (SIMD: $(cat "$dir/simd.txt"))"
+echo "recorded $(ls "$dir" | wc -l) golden files of engine version $engine in tests/golden/$dir:"
+cat "$dir/arithmetic.txt"
