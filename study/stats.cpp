@@ -1,5 +1,6 @@
 #include "study/stats.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -14,15 +15,15 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 
-Interval mean_interval(const std::vector<double>& x, double level) {
+Interval mean_interval(const std::vector<double>& x, double level, Range range) {
   RunningStats s;
   for (double v : x) s.add(v);
   Interval out;
   out.n = static_cast<long>(s.n);
   out.mean = s.n > 0 ? s.mean : kNaN;
   const double h = s.ci_half_width(level);  // NaN when n < 2
-  out.lo = out.mean - h;
-  out.hi = out.mean + h;
+  out.lo = std::isnan(h) ? h : std::max(range.lo, out.mean - h);
+  out.hi = std::isnan(h) ? h : std::min(range.hi, out.mean + h);
   return out;
 }
 

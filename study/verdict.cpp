@@ -48,7 +48,8 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
   v["variant_order"] = variants;
   v["rule"] =
       "a claim holds for a variant when it emerged (held from some probe to the end) in a strict majority of seeds; "
-      "supported = holds for main, fails for control, main mean > control mean and Welch p < alpha";
+      "supported = holds for main, fails for control, main mean > control mean and Welch p < alpha; "
+      "intervals are Student-t at level, truncated to the metric's range";
   nlohmann::json table = nlohmann::json::object();
   for (const std::string& name : variants) {
     std::vector<const RunRecord*> rs;
@@ -62,7 +63,7 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
         const double val = col.metric->value(r->metrics, col.layer);
         if (std::isfinite(val)) x.push_back(val);
       }
-      const Interval iv = mean_interval(x, kLevel);
+      const Interval iv = mean_interval(x, kLevel, unit_range(col.metric->unit));
       metrics.push_back({{"metric", col.name},
                          {"n", iv.n},
                          {"mean", json_number(iv.mean)},

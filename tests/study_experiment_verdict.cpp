@@ -7,6 +7,7 @@
 
 #include "common/errors.hpp"
 #include "study/experiment.hpp"
+#include "study/results.hpp"
 
 using namespace p0sim::study;
 using Catch::Matchers::WithinAbs;
@@ -60,6 +61,30 @@ TEST_CASE("the 95% interval uses the Student t quantile of n-1 dof", "[experimen
   const Interval b = mean_interval({0.0, 1.0, 2.0}, 0.95);
   CHECK_THAT(b.hi - b.lo, WithinRel(2.0 * 0.95 / std::sqrt(2.0 * 0.975 * 0.025) / std::sqrt(3.0), 1e-10));
   CHECK(std::isnan(mean_interval({3.0}, 0.95).hi));
+}
+
+TEST_CASE("an interval is cut to its metric's range, and only where the Student-t bound leaves it",
+          "[experiment][stats]") {
+  // {0, 0, 1} as fractions: mean 1/3, se = 1/3, t_{0.975,2} = 4.303, so the bounds -1.1 and 1.77
+  // leave [0, 1] on both sides.
+  const Interval free = mean_interval({0.0, 0.0, 1.0}, 0.95);
+  REQUIRE(free.lo < 0.0);
+  REQUIRE(free.hi > 1.0);
+  const Interval fraction = mean_interval({0.0, 0.0, 1.0}, 0.95, unit_range("fraction"));
+  CHECK(fraction.lo == 0.0);
+  CHECK(fraction.hi == 1.0);
+  CHECK(fraction.mean == free.mean);
+  // A ratio is cut below at 0 only; a bound inside the range is kept as it is.
+  const Interval ratio = mean_interval({0.1, 0.1, 2.0}, 0.95, unit_range("ratio"));
+  CHECK(ratio.lo == 0.0);
+  CHECK(ratio.hi == mean_interval({0.1, 0.1, 2.0}, 0.95).hi);
+  const Interval cosine = mean_interval({-1.0, -1.0, -0.9}, 0.95, unit_range("cosine"));
+  CHECK(cosine.lo == -1.0);
+  CHECK(cosine.hi == mean_interval({-1.0, -1.0, -0.9}, 0.95).hi);
+  CHECK(std::isnan(mean_interval({0.5}, 0.95, unit_range("fraction")).lo));  // no interval from one value
+  const auto [step_lo, step_hi] = unit_range("step");
+  CHECK(std::isinf(step_lo));
+  CHECK(std::isinf(step_hi));
 }
 
 namespace {
