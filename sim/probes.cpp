@@ -2,8 +2,12 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <type_traits>
+#include <vector>
 
 namespace p0sim::sim {
 namespace {
@@ -17,7 +21,42 @@ double median(std::vector<double> values) {
   return 0.5 * (lower + upper);
 }
 
+// The k-th smallest (0-based) |x_i| of n floats. A non-negative float's bit pattern orders as its
+// value, so one counting pass over the high 16 bits finds the k-th value's bucket and a second over
+// the low 16 bits of that bucket's values finds the value: O(n), no copy, no sort.
+float kth_magnitude(const float* x, std::size_t n, std::size_t k, std::vector<std::uint32_t>& counts) {
+  constexpr std::uint32_t kAbs = 0x7fffffffu;
+  auto select = [&](auto bucket_of, auto in_range) {
+    std::fill(counts.begin(), counts.end(), 0u);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t bits = std::bit_cast<std::uint32_t>(x[i]) & kAbs;
+      if (in_range(bits)) ++counts[bucket_of(bits)];
+    }
+    std::uint32_t b = 0;
+    for (; k >= counts[b]; ++b) k -= counts[b];
+    return b;
+  };
+  const std::uint32_t high = select([](std::uint32_t bits) { return bits >> 16; }, [](std::uint32_t) { return true; });
+  const std::uint32_t low = select([](std::uint32_t bits) { return bits & 0xffffu; },
+                                   [high](std::uint32_t bits) { return (bits >> 16) == high; });
+  return std::bit_cast<float>((high << 16) | low);
+}
+
 }  // namespace
+
+template <typename Scalar>
+double median_magnitude(const Scalar* x, std::size_t n) {
+  if constexpr (std::is_same_v<Scalar, float>) {
+    std::vector<std::uint32_t> counts(std::size_t{1} << 16);
+    const double upper = kth_magnitude(x, n, n / 2, counts);
+    if (n % 2 == 1) return upper;
+    return 0.5 * (double(kth_magnitude(x, n, n / 2 - 1, counts)) + upper);
+  } else {
+    std::vector<double> magnitudes(n);
+    for (std::size_t i = 0; i < n; ++i) magnitudes[i] = std::fabs(double(x[i]));
+    return median(std::move(magnitudes));
+  }
+}
 
 template <typename Scalar>
 StateMetrics state_metrics(const Scalar* hidden, int N, int P, int C) {
@@ -45,9 +84,7 @@ StateMetrics state_metrics(const Scalar* hidden, int N, int P, int C) {
   m.p1_norm_ratio = mean_norm[1] / m.rest_norm;
   // Mean pairwise cosine of n unit vectors: (||sum u_i||^2 - n) / (n(n-1)).
   m.p0_cos = (unit_sum.squaredNorm() - N) / (static_cast<double>(N) * (N - 1));
-  std::vector<double> magnitudes(static_cast<std::size_t>(h.size()));
-  for (Eigen::Index i = 0; i < h.size(); ++i) magnitudes[static_cast<std::size_t>(i)] = std::fabs(double(h.data()[i]));
-  m.massive_ratio = max_abs_p0 / median(std::move(magnitudes));
+  m.massive_ratio = max_abs_p0 / median_magnitude(h.data(), static_cast<std::size_t>(h.size()));
   return m;
 }
 
@@ -104,6 +141,8 @@ SinkMetrics sink_metrics(const std::vector<HeadAttention>& heads, double eps) {
 }
 
 template StateMetrics state_metrics<float>(const float*, int, int, int);
+template double median_magnitude<float>(const float*, std::size_t);
+template double median_magnitude<double>(const double*, std::size_t);
 template StateMetrics state_metrics<double>(const double*, int, int, int);
 template std::vector<HeadAttention> head_attention<float>(const float*, int, int, int, bool, const std::vector<char>*);
 template std::vector<HeadAttention> head_attention<double>(const double*, int, int, int, bool,

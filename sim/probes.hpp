@@ -3,6 +3,7 @@
 // weights of a probe batch. Pure functions of arrays, so they can be tested on hand-built inputs
 // and applied to arrays loaded from `p0sim eval` as well as to a model during training.
 // Legend: N probe sequences, P positions, C d_model, H heads.
+#include <cstddef>
 #include <vector>
 
 namespace p0sim::sim {
@@ -19,6 +20,11 @@ struct StateMetrics {
 // hidden: (N,P,C) row-major; needs N >= 2 (p0_cos is pairwise) and P >= 2.
 template <typename Scalar>
 StateMetrics state_metrics(const Scalar* hidden, int N, int P, int C);
+
+// The median of |x_i| over n > 0 values (the mean of the two middle ones for even n), exactly as a
+// sort would give it: for floats, found by counting passes over the bit patterns, without a copy.
+template <typename Scalar>
+double median_magnitude(const Scalar* x, std::size_t n);
 
 struct HeadAttention {
   double attn_to_0 = 0;         // alpha_0: mean over queries t >= 0 of A[t,0], averaged over sequences

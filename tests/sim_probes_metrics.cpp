@@ -1,5 +1,8 @@
 // Metric functions on hand-built hidden states and attention arrays with known answers.
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <cmath>
+#include <random>
 #include <vector>
 
 #include "sim/probes.hpp"
@@ -117,4 +120,28 @@ TEST_CASE("unnormalised (sigmoid) attention is scored by its row-normalised magn
   auto norm = head_attention(a.data(), N, H, P, true, nullptr);
   CHECK_THAT(raw[0].attn_to_0, WithinRel(0.2, 1e-12));
   CHECK_THAT(norm[0].attn_to_0, WithinRel((1.0 + 0.5 + 1.0 / 3) / 3, 1e-12));
+}
+
+TEST_CASE("the median of float magnitudes is the sorted median exactly, for odd and even counts and ties",
+          "[probes]") {
+  const std::size_t n = GENERATE(1, 2, 7, 8, 1001, 4096);
+  const bool ties = GENERATE(false, true);
+  std::mt19937 rng(static_cast<unsigned>(n) * 2 + ties);
+  // signed values over many binades (so they spread over high-16-bit buckets), or a few repeated
+  // values (so the middle elements tie), plus zeros of both signs
+  std::lognormal_distribution<float> spread(0.0f, 4.0f);
+  std::uniform_int_distribution<int> few(0, 3);
+  std::vector<float> x(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const float v = ties ? 0.25f * static_cast<float>(few(rng)) : spread(rng);
+    x[i] = (i % 3 == 0 ? -1.0f : 1.0f) * (i % 17 == 5 ? 0.0f : v);
+  }
+  std::vector<double> sorted(n);
+  for (std::size_t i = 0; i < n; ++i) sorted[i] = std::fabs(static_cast<double>(x[i]));
+  std::sort(sorted.begin(), sorted.end());
+  const double expected = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  CAPTURE(n, ties);
+  CHECK(p0sim::sim::median_magnitude(x.data(), n) == expected);
+  std::vector<double> xd(x.begin(), x.end());
+  CHECK(p0sim::sim::median_magnitude(xd.data(), n) == expected);
 }

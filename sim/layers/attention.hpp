@@ -105,34 +105,46 @@ void transpose_panel(S* out, const S* in, Index ld, Index D, Index n, Index np) 
   }
 }
 
-// Attention probabilities in place over len (a multiple of kLane) scores, masked ones -infinity,
-// one register chunk at a time.
-template <typename S>
-void attention_probs(S* row, Index len, Attn attn) {
+// Attention probabilities in place for NB score rows of len (a multiple of kLane) scores each, at
+// stride ld, masked ones -infinity, one register chunk at a time. The rows' reductions are
+// interleaved so the CPU overlaps their dependency chains, but each row is reduced in its own
+// order (chunk by chunk, then across lanes), as alone: a block's padding chunks are -infinity
+// (their max is the row's; their exp adds exact zeros), so a row's bits do not depend on its block.
+template <typename S, int NB>
+void attention_probs(S* rows, Index ld, Index len, Attn attn) {
   using Chunk = Eigen::Array<S, kLane, 1>;
   using ChunkMap = Eigen::Map<Chunk>;
   if (attn == Attn::sigmoid) {
-    for (Index c = 0; c < len; c += kLane) {
-      ChunkMap x(row + c);
-      x = S(1) / (S(1) + (-x).exp());
-    }
+    for (int i = 0; i < NB; ++i)
+      for (Index c = 0; c < len; c += kLane) {
+        ChunkMap x(rows + i * ld + c);
+        x = S(1) / (S(1) + (-x).exp());
+      }
     return;
   }
-  Chunk m = ChunkMap(row);
-  for (Index c = kLane; c < len; c += kLane) m = m.max(ChunkMap(row + c));
-  S mx = register_max(m);
-  // softmax1 = exp(s)/(1 + sum exp(s)): the 1 is an extra logit fixed at 0, hence max >= 0.
-  if (attn == Attn::softmax1) mx = std::max(mx, S(0));
-  Chunk sum = Chunk::Zero();
-  for (Index c = 0; c < len; c += kLane) {
-    ChunkMap x(row + c);
-    x = (x - mx).exp();
-    sum += x;
+  Chunk m[NB], sum[NB];
+  S mx[NB];
+  for (int i = 0; i < NB; ++i) m[i] = ChunkMap(rows + i * ld);
+  for (Index c = kLane; c < len; c += kLane)
+    for (int i = 0; i < NB; ++i) m[i] = m[i].max(ChunkMap(rows + i * ld + c));
+  for (int i = 0; i < NB; ++i) {
+    mx[i] = register_max(m[i]);
+    // softmax1 = exp(s)/(1 + sum exp(s)): the 1 is an extra logit fixed at 0, hence max >= 0.
+    if (attn == Attn::softmax1) mx[i] = std::max(mx[i], S(0));
+    sum[i].setZero();
   }
-  S denom = sum.sum();
-  if (attn == Attn::softmax1) denom += std::exp(-mx);
-  const S inv = S(1) / denom;
-  for (Index c = 0; c < len; c += kLane) ChunkMap(row + c) *= inv;
+  for (Index c = 0; c < len; c += kLane)
+    for (int i = 0; i < NB; ++i) {
+      ChunkMap x(rows + i * ld + c);
+      x = (x - mx[i]).exp();
+      sum[i] += x;
+    }
+  for (int i = 0; i < NB; ++i) {
+    S denom = sum[i].sum();
+    if (attn == Attn::softmax1) denom += std::exp(-mx[i]);
+    const S inv = S(1) / denom;
+    for (Index c = 0; c < len; c += kLane) ChunkMap(rows + i * ld + c) *= inv;
+  }
 }
 
 template <typename S>
@@ -166,12 +178,15 @@ void attention_forward(S* out, S* att, const S* qkv, const Sequence* seqs, Index
         with_block(nb, [&](auto NB) {
           dot_rows<S, decltype(NB)::value>(rows, np, q + t0 * ld, ld, kT, np, D, round_up(kend, kLane), scale);
         });
+        const Index kpad = round_up(kend, kLane);  // whole chunks: the -infinity padding gives exactly 0
         for (int i = 0; i < nb; ++i) {
-          const Index t = t0 + i, kmax = causal ? t + 1 : n, kpad = round_up(kmax, kLane);
-          Eigen::Map<Vec<S>> row(rows + i * np, kpad);
-          row.tail(kpad - kmax).setConstant(neg_inf);
-          attention_probs(row.data(), kpad, attn);  // whole chunks: the -infinity padding gives exactly 0
-          std::copy(row.data(), row.data() + kmax, A + t * n);
+          const Index kmax = causal ? t0 + i + 1 : n;
+          std::fill(rows + i * np + kmax, rows + i * np + kpad, neg_inf);
+        }
+        with_block(nb, [&](auto NB) { attention_probs<S, decltype(NB)::value>(rows, np, kpad, attn); });
+        for (int i = 0; i < nb; ++i) {
+          const Index t = t0 + i, kmax = causal ? t + 1 : n;
+          std::copy(rows + i * np, rows + i * np + kmax, A + t * n);
           std::fill(A + t * n + kmax, A + (t + 1) * n, S(0));
         }
         // out_t = sum_j A[t,j] v_j; the block's masked weights are 0
