@@ -15,7 +15,7 @@ set xtics autofreq norotate
 set ytics autofreq
 set grid
 $p0 << EOD
-0.33333333333333331 0.66666666666666663 0.33333333333333337
+0.33333333333333337 0 0
 0 0 0
 0 0 0
 0 0 0
@@ -43,7 +43,7 @@ set xtics autofreq norotate
 set ytics autofreq
 set grid
 $p1 << EOD
-0.33333333333333337 0.33333333333333337 0
+0 0.33333333333333331 0
 0 0 0
 0 0 0
 0 0 0

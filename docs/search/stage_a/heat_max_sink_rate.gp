@@ -15,7 +15,7 @@ set xtics autofreq norotate
 set ytics autofreq
 set grid
 $p0 << EOD
-0.083333333333333329 0.25 0.083333333333333343
+0.083333333333333343 0 0
 0 0 0
 0 0 0
 0 0 0
@@ -43,7 +43,7 @@ set xtics autofreq norotate
 set ytics autofreq
 set grid
 $p1 << EOD
-0.083333333333333343 0.083333333333333343 0
+0 0.083333333333333329 0
 0 0 0
 0 0 0
 0 0 0

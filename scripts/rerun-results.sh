@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Re-runs every committed result (README tables, docs/search/**) with this build's engine version,
+# as a change to the arithmetic requires: the headline experiment, the firstrecall-lookup sink
+# controls, search stages A-H and the warm starts. Resumable: run it again after a stop and
+# finished experiments are kept (experiment --resume). Takes about two hours on two cores.
+#   bash scripts/rerun-results.sh [OUT] [NAMES]     (default OUT out/rerun; NAMES e.g. "p0sink stage_a")
+#   P0SIM_BIN=path/to/p0sim to use another binary than build/p0sim.
+# Then: python3 scripts/compare_results.py OUT compares the verdicts with the committed ones, and
+# OUT/tables/*.md hold the README's tables; docs/search/<name>/ gets the new verdicts and scripts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-out/rerun}"
+bin="${P0SIM_BIN:-build/p0sim}"
+threads="${THREADS:-2}"
+declare -A config=(
+  [p0sink]=configs/p0sink.toml
+  [frlookup_controls]=configs/search/frlookup_sink_controls.toml
+  [stage_a]=configs/search/stage_a_tasks.toml
+  [stage_b]=configs/search/stage_b_width_length.toml
+  [stage_c]=configs/search/stage_c_long.toml
+  [stage_d]=configs/search/stage_d_depth_tasks.toml
+  [stage_e]=configs/search/stage_e_learning_rate.toml
+  [stage_f]=configs/search/stage_f_length256.toml
+  [stage_g]=configs/search/stage_g_20000_steps.toml
+  [stage_h]=configs/search/stage_h_long_context.toml
+)
+names="${2:-p0sink frlookup_controls stage_a stage_b stage_c stage_d stage_e stage_f stage_h stage_g warm_start}"
+mkdir -p "$out/tables"
+"$bin" --version > "$out/version.txt"
+
+experiment() {  # name
+  local name="$1" dir="$out/$1"
+  if [ -d "$dir" ]; then
+    "$bin" experiment --resume --threads "$threads" --out "$dir" > "$dir.log" 2>&1
+  else
+    "$bin" experiment --config "${config[$name]}" --seeds 3 --threads "$threads" --out "$dir" > "$dir.log" 2>&1
+  fi
+  "$bin" plot --force "$dir" >> "$dir.log" 2>&1
+  # stage C's figure is one run over training: seed 0 of its one cell
+  [ "$name" = stage_c ] && "$bin" plot --force "$dir"/runs/*/seed-0 --out "$dir/plots/seed-0" >> "$dir.log" 2>&1
+  mkdir -p "docs/search/$name"
+  cp "$dir/experiment.toml" "$dir/verdict.json" "docs/search/$name/"
+  for gp in "$dir"/plots/*.gp "$dir"/plots/seed-0/*.gp; do
+    [ -e "$gp" ] || continue
+    case "$name" in
+      p0sink) case "$(basename "$gp")" in ablations_main.gp) cp "$gp" "docs/search/$name/" ;; esac ;;
+      stage_c) case "$(basename "$gp")" in emergence.gp) cp "$gp" "docs/search/$name/" ;; esac ;;
+      *) case "$(basename "$gp")" in heat_*.gp) cp "$gp" "docs/search/$name/" ;; esac ;;
+    esac
+  done
+  case "$name" in
+    stage_*) python3 scripts/search_table.py "$dir/results.csv" > "$out/tables/$name.md" ;;
+  esac
+  echo "$(date -u +%H:%M:%S) $name done"
+}
+
+warm_start() {  # the README's table: lr x weight decay x seeds 1-3
+  local lr wd seed dir
+  for lr in 3e-4 3e-3; do
+    for wd in 0 0.1; do
+      for seed in 1 2 3; do
+        dir="$out/warm_start/lr${lr}_wd${wd}_seed${seed}"
+        [ -f "$dir/warm_start.json" ] && continue
+        rm -rf "$dir"
+        "$bin" train --config configs/train_firstrecall.toml --vocab 32 --warm-start circuit --lr "$lr" \
+          --weight-decay "$wd" --seed "$seed" --out "$dir" > "$dir.log" 2>&1 &
+        [ "$(jobs -rp | wc -l)" -ge "$threads" ] && wait -n
+      done
+    done
+  done
+  wait
+  echo "$(date -u +%H:%M:%S) warm_start done"
+}
+
+mkdir -p "$out/warm_start"
+for name in $names; do
+  if [ "$name" = warm_start ]; then warm_start; else experiment "$name"; fi
+done
