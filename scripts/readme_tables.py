@@ -82,9 +82,9 @@ def warm_start(out):
     for (lr, wd), runs in cells.items():
         outcomes = [r["outcome"] for r in runs]
         outcome = ", ".join(f"{o} ×{outcomes.count(o)}" for o in OrderedDict.fromkeys(outcomes))
-        start = " / ".join(f"{r['first']['max_p0_norm_ratio']:.1f}" for r in runs)
-        end = " / ".join(f"{r['last']['max_p0_norm_ratio']:.2f}" for r in runs)
-        sinks = [bool(r["last"]["sink"]) for r in runs]
+        start = " / ".join(f"{r['initial']['max_p0_norm_ratio']:.1f}" for r in runs)
+        end = " / ".join(f"{r['final']['max_p0_norm_ratio']:.2f}" for r in runs)
+        sinks = [bool(r["final"]["sink"]) for r in runs]
         sink = "yes ×3" if all(sinks) else "no" if not any(sinks) else f"yes ×{sum(sinks)}, no ×{3 - sum(sinks)}"
         print(f"| {lr} | {wd} | {outcome} | {start} → {end} | {sink} |")
 
