@@ -70,11 +70,8 @@ ModelConfig bench_model(int C, int H, int T) {
   return m;
 }
 
-void BM_parallel_step(benchmark::State& state) {
-  const ModelConfig c =
-      bench_model(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), static_cast<int>(state.range(2)));
-  const int B = static_cast<int>(state.range(3)), threads = static_cast<int>(state.range(4)),
-            chunks = static_cast<int>(state.range(5));
+// One training step (ParallelStep forward and backward, AdamW) of model c on B rows.
+void time_parallel_step(benchmark::State& state, const ModelConfig& c, int B, int threads, int chunks) {
   Model<float> m(c, B);
   m.init(1);
   AdamW<float> opt(m.layout(), AdamWConfig{});
@@ -96,6 +93,13 @@ void BM_parallel_step(benchmark::State& state) {
   state.counters["GFLOP/s"] =
       benchmark::Counter(step_flops(c, B) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
+
+void BM_parallel_step(benchmark::State& state) {
+  const ModelConfig c =
+      bench_model(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), static_cast<int>(state.range(2)));
+  time_parallel_step(state, c, static_cast<int>(state.range(3)), static_cast<int>(state.range(4)),
+                     static_cast<int>(state.range(5)));
+}
 // (C,H,T,B,threads,chunks): the 1 -> 2 thread speed-up goal at (C=128,T=64,B=32); the smallest
 // config (auto = 1 chunk, and a forced 2-chunk split on 2 threads, the evidence for kMinChunkFlops);
 // the default firstrecall config.
@@ -112,6 +116,22 @@ BENCHMARK(BM_parallel_step)
     ->Args({64, 4, 32, 16, 2, 2})
     ->Args({64, 4, 32, 64, 1, 0})
     ->Args({64, 4, 32, 64, 2, 0})
+    ->UseRealTime()
+    ->MeasureProcessCPUTime()
+    ->Unit(benchmark::kMillisecond);
+
+// The natural-text configuration of the science work: byte vocabulary, L=4, C=256, H=8, T=256,
+// B=16, on 1 and 2 threads (auto chunks).
+void BM_parallel_step_text(benchmark::State& state) {
+  ModelConfig c = bench_model(256, 8, 256);
+  c.vocab = 256;
+  c.layers = 4;
+  time_parallel_step(state, c, 16, static_cast<int>(state.range(0)), 0);
+}
+BENCHMARK(BM_parallel_step_text)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
     ->UseRealTime()
     ->MeasureProcessCPUTime()
     ->Unit(benchmark::kMillisecond);

@@ -134,7 +134,6 @@ BENCHMARK_TEMPLATE(BM_fma_peak_512, 12)->Name("BM_fma_peak_512/chains:12");
 BENCHMARK_TEMPLATE(BM_fma_peak_512, 16)->Name("BM_fma_peak_512/chains:16");
 BENCHMARK_TEMPLATE(BM_fma_peak_512, 24)->Name("BM_fma_peak_512/chains:24");
 
-
 // ---- the model's shapes -------------------------------------------------------------------------
 struct Config {
   const char* name;

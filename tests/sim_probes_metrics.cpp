@@ -122,8 +122,7 @@ TEST_CASE("unnormalised (sigmoid) attention is scored by its row-normalised magn
   CHECK_THAT(norm[0].attn_to_0, WithinRel((1.0 + 0.5 + 1.0 / 3) / 3, 1e-12));
 }
 
-TEST_CASE("the median of float magnitudes is the sorted median exactly, for odd and even counts and ties",
-          "[probes]") {
+TEST_CASE("the median of float magnitudes is the sorted median exactly, for odd and even counts and ties", "[probes]") {
   const std::size_t n = GENERATE(1, 2, 7, 8, 1001, 4096);
   const bool ties = GENERATE(false, true);
   std::mt19937 rng(static_cast<unsigned>(n) * 2 + ties);

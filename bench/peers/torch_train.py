@@ -3,6 +3,8 @@
 
   bench:  steps/s of the whole training step (forward, backward, AdamW) on one thread, at the
           configurations of p0sim's BM_train_step, printed as one JSON object per line.
+  run:    one whole training process of N steps at one configuration (import, model, data, the
+          steps), the peer of a `p0sim train` process timed from outside (bench/figures.sh).
   check:  load a p0sim run's weights/*.npy and weights/config.json, evaluate token rows, and
           compare the loss and logits with `p0sim eval`'s loss.json and logits.npy.
 
@@ -232,6 +234,26 @@ def bench(configs, seconds, clip):
                           "steps_per_cpu_s": n / cpu, "tokens_per_s": n * B * T / dt}), flush=True)
 
 
+def run(config, steps):
+    """N training steps of one configuration, on fresh random rows each step, as `p0sim train`."""
+    V, C, H, T, B, L = config
+    torch.set_num_threads(1)
+    torch.manual_seed(1)
+    cfg = dict(vocab=V, d_model=C, heads=H, layers=L, d_ff=4 * C, seq_len=T, bos=False, pos="none",
+               norm="rms", act="gelu", attn="softmax", mask="causal")
+    model = TinyTransformer(cfg)
+    opt = model.adamw()
+    for _ in range(steps):
+        rows = torch.randint(0, V, (B, T + 1))
+        _, loss = model(rows)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+    print(json.dumps({"steps": steps, "loss": loss.item()}))
+    return 0
+
+
 def check(weights_dir, tokens_path, eval_dir):
     """Loss and logits of p0sim's weights on the tokens, in float64, against `p0sim eval`."""
     with open(os.path.join(weights_dir, "config.json")) as f:
@@ -266,6 +288,9 @@ def main():
     b.add_argument("--clip", type=float, default=0.0, help="global-norm clipping inside the step (0 = off)")
     b.add_argument("--config", action="append", default=None,
                    help="V,C,H,T,B,L (repeatable); default: the three configurations of bench/README.md")
+    r = sub.add_parser("run", help="one whole training process of --steps steps at one configuration")
+    r.add_argument("--config", required=True, help="V,C,H,T,B,L")
+    r.add_argument("--steps", type=int, required=True)
     c = sub.add_parser("check", help="compare p0sim eval's loss and logits with this implementation")
     c.add_argument("weights")
     c.add_argument("tokens")
@@ -276,6 +301,8 @@ def main():
             (64, 64, 4, 32, 32, 2), (64, 128, 4, 64, 32, 2), (64, 32, 2, 16, 16, 2)]
         bench(configs, args.seconds, args.clip)
         return 0
+    if args.cmd == "run":
+        return run(tuple(int(v) for v in args.config.split(",")), args.steps)
     return check(args.weights, args.tokens, args.eval_dir)
 
 
