@@ -171,9 +171,14 @@ void add_train(CLI::App& app) {
                 << fmt9(static_cast<float>(report["initial"]["max_p0_norm_ratio"].get<double>())) << " -> "
                 << fmt9(static_cast<float>(report["final"]["max_p0_norm_ratio"].get<double>())) << ")\n";
     }
-    std::cout << "trained " << c.steps << " steps: final loss " << fmt9(static_cast<float>(r.final_loss))
-              << " (task floor " << fmt9(static_cast<float>(r.entropy_floor)) << "), "
-              << static_cast<long long>(r.tokens_per_s) << " tokens/s; wrote " << dir.string() << "\n";
+    std::cout << "trained " << c.steps << " steps: final loss " << fmt9(static_cast<float>(r.final_loss));
+    if (std::isfinite(r.entropy_floor))
+      std::cout << " (task floor " << fmt9(static_cast<float>(r.entropy_floor)) << ")";
+    std::cout << ", " << static_cast<long long>(r.tokens_per_s) << " tokens/s; wrote " << dir.string() << "\n";
+    if (const nlohmann::json text = text_summary(c, r); !text.is_null() && !text["heldout_bits_per_byte"].is_null())
+      std::cout << "held-out text: " << fmt9(static_cast<float>(text["heldout_bits_per_byte"].get<double>()))
+                << " bits/byte (unigram entropy of the training bytes "
+                << fmt9(static_cast<float>(text["unigram_bits_per_byte"].get<double>())) << ")\n";
     if (!r.probes.empty()) {
       const ProbeRecord& last = r.probes.back();
       auto step = [](const std::optional<int>& s) { return s ? std::to_string(*s) : std::string("never"); };

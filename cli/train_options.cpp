@@ -16,6 +16,8 @@ const char* type_name(study::OptionType t) {
       return "";
     case study::OptionType::name:
       return "TEXT";
+    case study::OptionType::path:
+      return "PATH";
   }
   return "TEXT";
 }

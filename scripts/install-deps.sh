@@ -11,6 +11,7 @@ pkgs=(
   python3 python3-numpy
   clang libclang-rt-14-dev   # the fuzz preset: clang++ and libFuzzer's runtime (libclang_rt.fuzzer)
   clang-format              # scripts/check-format.sh (CI)
+  fortunes                  # the text task's default corpus (/usr/share/games/fortunes)
   qemu-user                 # scripts/cross-cpu-check.sh: the golden runs under emulated Intel and AMD CPUs
 )
 # Optional peers for bench/peers (PyTorch with OpenBLAS). Opt-in: large download.

@@ -9,17 +9,23 @@
 #include "common/errors.hpp"
 #include "common/format.hpp"
 #include "common/rng.hpp"
+#include "sim/corpus.hpp"
 
 namespace p0sim::sim {
 
 nlohmann::json to_json(const DataConfig& c) {
-  return {{"task", enum_name(c.task)},
-          {"markov_alpha", c.markov_alpha},
-          {"triggers", c.triggers},
-          {"trigger_prob", c.trigger_prob},
-          {"filler", enum_name(c.filler)},
-          {"keys", c.keys},
-          {"values", c.values}};
+  nlohmann::json j = {{"task", enum_name(c.task)},
+                      {"markov_alpha", c.markov_alpha},
+                      {"triggers", c.triggers},
+                      {"trigger_prob", c.trigger_prob},
+                      {"filler", enum_name(c.filler)},
+                      {"keys", c.keys},
+                      {"values", c.values}};
+  if (c.task == Task::text) {  // only here, so the other tasks' summaries stay as they were
+    j["corpus"] = c.corpus;
+    j["window"] = enum_name(c.window);
+  }
+  return j;
 }
 
 namespace {
@@ -97,6 +103,14 @@ DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
 
   const auto Vs = static_cast<std::size_t>(V);
   stationary_.assign(Vs, 1.0 / V);
+  if (config.task == Task::text) {
+    if (V != kTextVocab)
+      throw ConfigError("vocab", "the text task reads bytes: vocab must be 256, got " + std::to_string(V));
+    corpus_ = load_corpus(config.corpus, static_cast<std::size_t>(row_length()));
+    stationary_.assign(corpus_->train_frequency.begin(), corpus_->train_frequency.end());
+    floor_ = std::numeric_limits<double>::quiet_NaN();  // a real corpus has no closed-form floor
+    return;
+  }
   if (config.task == Task::firstrecall || config.task == Task::backcopy_indep) {
     init_firstrecall();
     return;
@@ -436,6 +450,9 @@ void DataGenerator::fill(std::uint64_t stream, std::uint64_t batch_index, int ba
       case Task::firstrecall_lookup:
         fill_lookup(rng, x, kind);
         continue;
+      case Task::text:
+        fill_text(stream, rng, x, kind);
+        continue;
       case Task::uniform:
         for (int t = 0; t < N; ++t) x[t] = static_cast<std::int32_t>(rng.below(static_cast<std::uint32_t>(V)));
         break;
@@ -474,6 +491,24 @@ void DataGenerator::fill(std::uint64_t stream, std::uint64_t batch_index, int ba
           if (is_trigger_[static_cast<std::size_t>(x[t])]) kind[t] = Kind::active;
     }
   }
+}
+
+// A window of T+1 bytes of the split: from a uniform byte offset, or from a uniform document's
+// first byte (the last documents' starts are moved back so the window fits). Every prediction is
+// scored (Kind::active): the task is next-byte prediction everywhere.
+void DataGenerator::fill_text(std::uint64_t stream, PhiloxStream& rng, std::int32_t* x, Kind* kind) const {
+  const Corpus::Split& split = stream == 0 ? corpus_->train : corpus_->heldout;
+  const std::size_t n = static_cast<std::size_t>(row_length()), last = split.bytes.size() - n;
+  std::size_t start = 0;
+  if (config_.window == TextWindow::random) {
+    start = static_cast<std::size_t>(rng.uniform() * static_cast<double>(last + 1));
+  } else {
+    const auto doc = static_cast<std::size_t>(rng.uniform() * static_cast<double>(split.starts.size()));
+    start = split.starts[std::min(doc, split.starts.size() - 1)];
+  }
+  start = std::min(start, last);
+  for (std::size_t t = 0; t < n; ++t) x[t] = static_cast<unsigned char>(split.bytes[start + t]);
+  if (kind) std::fill(kind, kind + (n - 1), Kind::active);
 }
 
 std::vector<double> DataGenerator::marginal() const { return stationary_; }

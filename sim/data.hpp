@@ -1,9 +1,10 @@
 #pragma once
-// Synthetic token sequences (DESIGN.md section 4). Counter-based: batch i of a generator is the
-// same sequence of tokens whatever was drawn before and whatever the thread count, so training is
+// Token sequences (DESIGN.md section 4): synthetic tasks, and windows of a byte corpus. Counter-based: batch i of a
+// generator is the same sequence of tokens whatever was drawn before and whatever the thread count, so training is
 // reproducible and a resumed run draws exactly the batches it would have drawn.
 // Every task draws the token at position 0 from the same marginal as any other position.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,16 +22,36 @@ namespace p0sim::sim {
 // trigger copies the token just before the trigger (the search's "backcopy with triggers inserted
 // independently of the current token"). firstrecall_lookup ("firstrecall-lookup"): lookup's rows
 // with firstrecall's triggers inserted as well, so one sequence mixes both tasks.
-enum class Task { uniform, markov, backcopy, repeat, firstrecall, lookup, backcopy_indep, firstrecall_lookup, count };
+// text: next-byte prediction on windows of a real corpus (sim/corpus.hpp); V = 256.
+enum class Task {
+  uniform,
+  markov,
+  backcopy,
+  repeat,
+  firstrecall,
+  lookup,
+  backcopy_indep,
+  firstrecall_lookup,
+  text,
+  count
+};
 // The tasks whose triggers copy position 0 (identification is defined for them).
 inline bool recalls_position0(Task t) { return t == Task::firstrecall || t == Task::firstrecall_lookup; }
 // Filler of firstrecall: i.i.d. uniform, or a bigram chain (rows ~ Dirichlet(markov_alpha)) over
 // the non-trigger tokens.
 enum class Filler { uniform, markov, count };
 
-constexpr std::array<std::string_view, 8> enum_names_of(Task) {
-  return {"uniform", "markov", "backcopy", "repeat", "firstrecall", "lookup", "backcopy-indep", "firstrecall-lookup"};
+constexpr std::array<std::string_view, 9> enum_names_of(Task) {
+  return {"uniform", "markov",         "backcopy",           "repeat", "firstrecall",
+          "lookup",  "backcopy-indep", "firstrecall-lookup", "text"};
 }
+// Where a text window starts: at a random byte of the split (so position 0 is an arbitrary byte,
+// marked by the causal mask alone), or at a random document's first byte (run on into the next
+// documents when it is shorter than the window; with --bos, the control with a BOS token at each
+// document start).
+enum class TextWindow { random, document, count };
+constexpr std::array<std::string_view, 2> enum_names_of(TextWindow) { return {"random", "document"}; }
+struct Corpus;
 constexpr std::array<std::string_view, 2> enum_names_of(Filler) { return {"uniform", "markov"}; }
 
 // Per input position (B,T) of a filled batch: which predictions a task scores.
@@ -54,7 +75,11 @@ struct DataConfig {
   int keys = 4;                     // lookup: keys K
   int values = 8;                   // lookup: values per key Nv
   std::uint64_t seed = 1;           // the task's structure (transition matrix, trigger set) and stream
+  std::string corpus = "/usr/share/games/fortunes";  // text: a file or a directory of files
+  TextWindow window = TextWindow::random;            // text
 };
+// The bytes of a window must hold the T+1 tokens of a row.
+inline constexpr int kTextVocab = 256;
 
 // The task's options as summary.json and checkpoints record them.
 nlohmann::json to_json(const DataConfig& c);
@@ -68,14 +93,16 @@ class DataGenerator {
   int row_length() const { return config_.seq_len + 1; }
 
   // rows: (batch, T+1) int32, row-major. `stream` separates independent uses of one task
-  // (0 = training batches, 1 = probe/eval batches, ...).
+  // (0 = training batches, 1 = probe/eval batches, ...). text: stream 0 reads the training
+  // documents, every other stream the held-out ones.
   // kinds (optional): (batch, T) per input position, what the task scores there (Kind). Drawing
   // it changes nothing in rows.
   void fill(std::uint64_t stream, std::uint64_t batch_index, int batch, std::int32_t* rows,
             Kind* kinds = nullptr) const;
 
   // The marginal distribution of a token at any position (stationary distribution for markov
-  // and backcopy), for tests and for the entropy floor of the loss.
+  // and backcopy; text: the training bytes' frequencies), for tests and for the entropy floor of
+  // the loss.
   std::vector<double> marginal() const;
   // Expected per-token cross-entropy of the Bayes-optimal next-token predictor, in nats
   // (where it has a closed form; NaN otherwise).
@@ -101,6 +128,7 @@ class DataGenerator {
   void init_lookup();
   void fill_firstrecall(PhiloxStream& rng, std::int32_t* x, Kind* kind) const;  // also backcopy-indep
   void fill_lookup(PhiloxStream& rng, std::int32_t* x, Kind* kind) const;       // also firstrecall-lookup
+  void fill_text(std::uint64_t stream, PhiloxStream& rng, std::int32_t* x, Kind* kind) const;
 
   DataConfig config_;
   std::vector<double> transition_;        // (V,V) row-major, markov/backcopy
@@ -114,6 +142,7 @@ class DataGenerator {
                                           // backcopy: V*V entries over the pair (x_{-1}, x_0))
   double floor_ = 0.0;                    // entropy floor of the T predictions, nats per token
   double first_extra_ = 0.0;              // backcopy: extra entropy of predicting x_1 from x_0 alone
+  std::shared_ptr<const Corpus> corpus_;  // text
 };
 
 }  // namespace p0sim::sim

@@ -1,6 +1,7 @@
 #include "sim/train.hpp"
 
 #include <chrono>
+#include <limits>
 #include <cmath>
 #include <fstream>
 #include <numbers>
@@ -12,6 +13,7 @@
 #include "common/files.hpp"
 #include "common/format.hpp"
 #include "common/json_number.hpp"
+#include "sim/corpus.hpp"
 #include "sim/npy.hpp"
 #include "sim/parallel_step.hpp"
 #include "sim/plot_dump.hpp"
@@ -285,6 +287,20 @@ void write_weights(const fs::path& weights_dir, const Model<float>& model) {
   write_file_atomic(weights_dir / "config.json", to_json(model.config()).dump(2) + "\n");
 }
 
+nlohmann::json text_summary(const TrainConfig& c, const TrainResult& r) {
+  if (c.data.task != Task::text) return nullptr;
+  const DataGenerator gen(c.data);
+  double unigram = 0.0;
+  for (double p : gen.marginal())
+    if (p > 0) unigram -= p * std::log2(p);
+  const auto corpus = load_corpus(c.data.corpus, static_cast<std::size_t>(gen.row_length()));
+  const double heldout =
+      r.probes.empty() ? std::numeric_limits<double>::quiet_NaN() : r.probes.back().loss / std::numbers::ln2;
+  return {{"heldout_bits_per_byte", json_number(heldout)}, {"unigram_bits_per_byte", unigram},
+          {"train_bytes", corpus->train.bytes.size()},     {"train_documents", corpus->train.starts.size()},
+          {"heldout_bytes", corpus->heldout.bytes.size()}, {"heldout_documents", corpus->heldout.starts.size()}};
+}
+
 void write_run(const fs::path& dir, const Model<float>& model, const TrainConfig& c, const TrainResult& r) {
   {
     AtomicFile csv(dir / "train.csv");
@@ -303,6 +319,7 @@ void write_run(const fs::path& dir, const Model<float>& model, const TrainConfig
   s["tokens_per_s"] = r.tokens_per_s;
   s["wall_seconds"] = r.wall_seconds;
   s["parameters"] = model.params().size();
+  if (c.data.task == Task::text) s["text"] = text_summary(c, r);
   if (!r.ablations.empty()) write_file_atomic(dir / "ablations.csv", ablations_csv(r.ablations));
   if (!r.probes.empty()) {
     write_trace_csv(dir / "trace.csv", r.probes);

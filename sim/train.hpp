@@ -116,6 +116,11 @@ ModelConfig model_config_from_json(const nlohmann::json& j, const std::string& o
 
 // Writes dir/train.csv, dir/summary.json and dir/weights/ (each file atomically), and with probes
 // dir/trace.csv and dir/heads.csv, and with ablations dir/ablations.csv.
+// The text task's figures (null for other tasks): held-out bits per byte at the last probe (the
+// probe batch reads the held-out documents) next to the training bytes' unigram entropy, and the
+// corpus's size.
+nlohmann::json text_summary(const TrainConfig& c, const TrainResult& r);
+
 void write_run(const std::filesystem::path& dir, const Model<float>& model, const TrainConfig& c,
                const TrainResult& result);
 // weights/<name>.npy for every parameter (float32, row-major) and weights/config.json.

@@ -59,6 +59,15 @@ RunOption names(std::string name, E def, std::string help) {
   return o;
 }
 
+RunOption path(std::string name, std::string def, std::string help) {
+  RunOption o;
+  o.name = std::move(name);
+  o.type = OptionType::path;
+  o.default_text = std::move(def);
+  o.help = std::move(help);
+  return o;
+}
+
 RunOption train_only(RunOption o) {
   o.scope = kTrainOnly;
   return o;
@@ -92,6 +101,10 @@ std::vector<RunOption> make_table() {
            true, true),
       names("filler", sim::Filler::uniform,
             "firstrecall, backcopy-indep: filler tokens i.i.d. uniform, or a bigram chain"),
+      path("corpus", "/usr/share/games/fortunes",
+           "text: a corpus file, or a directory of them (every 10th document held out)"),
+      names("window", sim::TextWindow::random,
+            "text: windows start at a random byte, or at a document's first byte (with --bos, the control)"),
       integer("keys", "4", 1, 1 << 20, "lookup: keys K (vocab >= values*(1+keys)+keys+2)"),
       integer("values", "8", 1, 1 << 20, "lookup: values per key"),
       integer("probe-every", "50", 0, kBillion,
@@ -180,6 +193,8 @@ std::string RunOption::accepted() const {
       return "an unsigned integer in 0.." + std::to_string(~std::uint64_t{0});
     case OptionType::flag:
       return "true or false";
+    case OptionType::path:
+      return "a file or directory path";
     case OptionType::name: {
       std::string out = "one of ";
       for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
@@ -212,6 +227,9 @@ std::string RunOption::check(const std::string& text) const {
       break;
     case OptionType::name:
       ok = std::find(names.begin(), names.end(), text) != names.end();
+      break;
+    case OptionType::path:
+      ok = !text.empty() && text.find('\0') == std::string::npos;
       break;
   }
   return ok ? std::string() : "must be " + accepted() + ", got '" + text + "'";
@@ -265,7 +283,7 @@ std::string option_for_field(const std::string& field) {
 UsageError option_error(const ConfigError& e) { return UsageError(option_for_field(e.field), e.message); }
 
 std::string toml_value(const RunOption& o, const std::string& text) {
-  if (o.type != OptionType::name) return text;
+  if (o.type != OptionType::name && o.type != OptionType::path) return text;
   std::string out = "\"";
   for (char ch : text) {
     if (ch == '"' || ch == '\\') out.push_back('\\');
@@ -337,6 +355,7 @@ std::string OptionValues::checkpoint_fingerprint() const {
         j[o.name] = t == "true";
         break;
       case OptionType::name:
+      case OptionType::path:
         j[o.name] = t;
         break;
     }
@@ -370,6 +389,8 @@ RunSpec OptionValues::spec() const {
   c.data.triggers = i("triggers");
   c.data.trigger_prob = d("trigger-prob");
   c.data.filler = e("filler", sim::Filler{});
+  c.data.corpus = get("corpus");
+  c.data.window = e("window", sim::TextWindow{});
   c.data.keys = i("keys");
   c.data.values = i("values");
   c.probe.every = i("probe-every");

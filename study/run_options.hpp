@@ -18,7 +18,7 @@
 
 namespace p0sim::study {
 
-enum class OptionType { integer, real, unsigned64, flag, name };
+enum class OptionType { integer, real, unsigned64, flag, name, path };
 
 // `p0sim train --warm-start`: the random init, or the hand-wired circuit plus noise.
 enum class WarmStart { none, circuit, count };

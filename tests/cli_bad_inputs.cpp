@@ -117,6 +117,7 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
   REQUIRE(fs::exists(F / "run" / "checkpoint" / "state.ckpt"));
   REQUIRE(fs::exists(F / "run" / "checkpoint" / "state.prev.ckpt"));
   fs::create_directory(F / "empty");
+  write_text(F / "short.txt", "one short document\n\nand another\n");
   for (const char* name : {"corrupt", "foreign", "w_missing", "w_shaped", "w_cfg"})
     fs::copy(F / "run", F / name, fs::copy_options::recursive);
   for (const char* name : {"corrupt", "foreign"}) fs::remove(F / name / "summary.json");
@@ -217,6 +218,11 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
       {train + " --task copy", "--task"},
       {train + " --task firstrecall-lookup --trigger-prob 0.4", "--trigger-prob"},  // facts + queries + triggers <= 1
       {train + " --task firstrecall-lookup --vocab 49", "--vocab"},                 // lookup's 46 + 4 triggers
+      {train + " --task text --vocab 256 --corpus " + f + "no_such_corpus", "--corpus"},
+      {train + " --task text --vocab 256 --corpus " + f + "empty", "--corpus"},      // a directory of no files
+      {train + " --task text --vocab 256 --corpus " + f + "short.txt", "--corpus"},  // fewer bytes than a window
+      {train + " --task text --corpus /usr/share/games/fortunes", "--vocab"},        // bytes need vocab 256
+      {train + " --task text --vocab 256 --window middle", "--window"},
       {train + " --d-model 12 --heads 4 --pos rope", "--pos"},
       {train + " --checkpoint-every -1", "--checkpoint-every"},
       {train + " --seed 1.5", "--seed"},

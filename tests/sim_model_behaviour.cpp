@@ -212,6 +212,34 @@ TEST_CASE("causal softmax attention of position 0 is all on itself", "[sim][mode
     CHECK(m.hidden(0)[c.d_model * 3 + i] == m.params()[te.offset + rows[3] * c.d_model + i]);
 }
 
+TEST_CASE("without positions, a row of one repeated token attends exactly uniformly in the first layer",
+          "[sim][model]") {
+  // Gu et al.'s negative control: with NoPE and no BOS every position of such a row has the same
+  // state, so the scores of a query are all equal and softmax gives 1/(visible keys) exactly.
+  // Later layers see states that differ only by the rounding of those averages.
+  ModelConfig c = small_config();
+  c.mask = GENERATE(Mask::causal, Mask::bidirectional);
+  const int B = 2, P = c.seq_len;
+  Model<float> m(c, B);
+  m.init(7);
+  std::vector<std::int32_t> rows(static_cast<std::size_t>(B * (c.seq_len + 1)), 5);
+  m.forward(rows.data(), B);
+  for (int l = 0; l < c.layers; ++l)
+    for (int b = 0; b < B; ++b)
+      for (int h = 0; h < c.heads; ++h)
+        for (int t = 0; t < P; ++t) {
+          const int visible = c.mask == Mask::causal ? t + 1 : P;
+          const float* A = m.attention(l) + ((b * c.heads + h) * P + t) * P;
+          for (int k = 0; k < visible; ++k) {
+            CAPTURE(l, b, h, t, k);
+            if (l == 0)
+              CHECK(A[k] == 1.0f / static_cast<float>(visible));
+            else
+              CHECK_THAT(A[k], WithinRel(1.0f / static_cast<float>(visible), 1e-5f));
+          }
+        }
+}
+
 TEST_CASE("float and double forward and backward agree", "[sim][model]") {
   ModelConfig c = small_config();
   c.pos = PosEnc::rope;

@@ -34,6 +34,9 @@ std::string other_value(const RunOption& o, const std::string& text) {
     case OptionType::unsigned64:
       candidates = {"2", "3"};
       break;
+    case OptionType::path:
+      candidates = {"/nonexistent/corpus", "/usr/share/games/fortunes/art"};
+      break;
     case OptionType::integer:
     case OptionType::real: {
       const double v = std::stod(text);
