@@ -152,10 +152,10 @@ std::string encode_checkpoint(const std::string& fingerprint, const TrainState& 
     for (const LayerProbe& l : p.layers) {
       put_state_metrics(w, l.state);
       put_state_metrics(w, l.mid);
-      for (double v : {l.sink.sink_rate, l.sink.attn_to_0, l.sink.attn_to_1}) w.put(v);
+      for (double v : {l.sink.sink_rate, l.sink.attn_to_0, l.sink.attn_to_1, l.sink.sink_1}) w.put(v);
       w.put<std::uint64_t>(l.heads.size());
       for (const HeadAttention& h : l.heads)
-        for (double v : {h.attn_to_0, h.attn_to_1, h.attn_to_0_active}) w.put(v);
+        for (double v : {h.attn_to_0, h.attn_to_1, h.attn_to_0_active, h.sink_share}) w.put(v);
     }
   }
   const std::string& payload = w.bytes();
@@ -226,10 +226,10 @@ TrainState decode_checkpoint(const std::string& bytes, const std::string& finger
     for (LayerProbe& l : p.layers) {
       l.state = get_state_metrics(r);
       l.mid = get_state_metrics(r);
-      for (double* v : {&l.sink.sink_rate, &l.sink.attn_to_0, &l.sink.attn_to_1}) *v = r.get<double>();
+      for (double* v : {&l.sink.sink_rate, &l.sink.attn_to_0, &l.sink.attn_to_1, &l.sink.sink_1}) *v = r.get<double>();
       l.heads.resize(r.count(3 * 8));
       for (HeadAttention& h : l.heads)
-        for (double* v : {&h.attn_to_0, &h.attn_to_1, &h.attn_to_0_active}) *v = r.get<double>();
+        for (double* v : {&h.attn_to_0, &h.attn_to_1, &h.attn_to_0_active, &h.sink_share}) *v = r.get<double>();
     }
   }
   if (!r.at_end()) r.fail("trailing bytes");

@@ -40,10 +40,15 @@ std::vector<LayerMetric> make_table() {
                                    true),
       state<&StateMetrics::massive_ratio>("massive_ratio", "max |h_0,i| / median over (t, i) of |h_t,i|", "ratio",
                                           false, false),
+      state<&StateMetrics::massive_ratio_rest>(
+          "massive_ratio_rest", "max over t >= 1 of |h_t,i| / median over (t, i) of |h_t,i|", "ratio", false, false),
       heads<&SinkMetrics::sink_rate>("sink_rate",
                                      "fraction of the layer's heads whose attention to key 0 exceeds sink-eps"),
       heads<&SinkMetrics::attn_to_0>("attn_to_0", "mean over the layer's heads of the attention to key 0"),
       heads<&SinkMetrics::attn_to_1>("attn_to_1", "mean over the layer's heads of the attention to key 1"),
+      heads<&SinkMetrics::sink_1>("sink_1",
+                                  "Gu et al.'s Sink_1: fraction of (probe sequence, head) pairs whose mean attention "
+                                  "to key 0 exceeds sink-eps"),
   };
 }
 

@@ -95,9 +95,10 @@ ProbeRecord Prober::probe(const Model<float>& trained, int step) {
   r.layers.resize(static_cast<std::size_t>(L));
   for (int l = 0; l < L; ++l) {
     LayerProbe& lp = r.layers[static_cast<std::size_t>(l)];
-    lp.state = state_metrics(model_.hidden(l + 1), N, P, C);                                          // (N,P,C)
-    lp.mid = state_metrics(model_.hidden_mid(l), N, P, C);                                            // (N,P,C)
-    lp.heads = head_attention(model_.attention(l), N, H, P, proxy, has_active ? &active_ : nullptr);  // (N,H,P,P)
+    lp.state = state_metrics(model_.hidden(l + 1), N, P, C);  // (N,P,C)
+    lp.mid = state_metrics(model_.hidden_mid(l), N, P, C);    // (N,P,C)
+    lp.heads = head_attention(model_.attention(l), N, H, P, proxy, has_active ? &active_ : nullptr,
+                              config_.sink_eps);  // (N,H,P,P)
     lp.sink = sink_metrics(lp.heads, config_.sink_eps);
   }
   return r;

@@ -65,7 +65,7 @@ StateMetrics state_metrics(const Scalar* hidden, int N, int P, int C) {
   Eigen::Map<const Matrix> h(hidden, C, static_cast<Eigen::Index>(N) * P);
   std::vector<double> mean_norm(static_cast<std::size_t>(P), 0.0);
   Eigen::VectorXd unit_sum = Eigen::VectorXd::Zero(C);
-  double max_abs_p0 = 0;
+  double max_abs_p0 = 0, max_abs_rest = 0;
   for (int n = 0; n < N; ++n) {
     for (int t = 0; t < P; ++t) {
       const auto col = h.col(static_cast<Eigen::Index>(n) * P + t).template cast<double>();
@@ -74,6 +74,8 @@ StateMetrics state_metrics(const Scalar* hidden, int N, int P, int C) {
       if (t == 0) {
         if (norm > 0) unit_sum += col / norm;
         max_abs_p0 = std::max(max_abs_p0, col.cwiseAbs().maxCoeff());
+      } else {
+        max_abs_rest = std::max(max_abs_rest, col.cwiseAbs().maxCoeff());
       }
     }
   }
@@ -84,16 +86,18 @@ StateMetrics state_metrics(const Scalar* hidden, int N, int P, int C) {
   m.p1_norm_ratio = mean_norm[1] / m.rest_norm;
   // Mean pairwise cosine of n unit vectors: (||sum u_i||^2 - n) / (n(n-1)).
   m.p0_cos = (unit_sum.squaredNorm() - N) / (static_cast<double>(N) * (N - 1));
-  m.massive_ratio = max_abs_p0 / median_magnitude(h.data(), static_cast<std::size_t>(h.size()));
+  const double median_abs = median_magnitude(h.data(), static_cast<std::size_t>(h.size()));
+  m.massive_ratio = max_abs_p0 / median_abs;
+  m.massive_ratio_rest = max_abs_rest / median_abs;
   return m;
 }
 
 template <typename Scalar>
 std::vector<HeadAttention> head_attention(const Scalar* attn, int N, int H, int P, bool normalise_rows,
-                                          const std::vector<char>* active) {
+                                          const std::vector<char>* active, double eps) {
   std::vector<HeadAttention> heads(static_cast<std::size_t>(H));
   for (int hd = 0; hd < H; ++hd) {
-    double to0 = 0, to1 = 0, active0 = 0;
+    double to0 = 0, to1 = 0, active0 = 0, sinking = 0;
     long active_count = 0;
     for (int n = 0; n < N; ++n) {
       const Scalar* a = attn + (static_cast<long>(n) * H + hd) * P * P;
@@ -116,9 +120,11 @@ std::vector<HeadAttention> head_attention(const Scalar* attn, int N, int H, int 
         }
       }
       to0 += seq_to0 / P;
+      if (seq_to0 / P > eps) sinking += 1;
       if (P > 1) to1 += seq_to1 / (P - 1);
     }
     heads[static_cast<std::size_t>(hd)].attn_to_0 = to0 / N;
+    heads[static_cast<std::size_t>(hd)].sink_share = sinking / N;
     heads[static_cast<std::size_t>(hd)].attn_to_1 = P > 1 ? to1 / N : std::numeric_limits<double>::quiet_NaN();
     heads[static_cast<std::size_t>(hd)].attn_to_0_active =
         active_count > 0 ? active0 / active_count : std::numeric_limits<double>::quiet_NaN();
@@ -132,11 +138,13 @@ SinkMetrics sink_metrics(const std::vector<HeadAttention>& heads, double eps) {
     if (h.attn_to_0 > eps) s.sink_rate += 1;
     s.attn_to_0 += h.attn_to_0;
     s.attn_to_1 += h.attn_to_1;
+    s.sink_1 += h.sink_share;
   }
   const double count = static_cast<double>(heads.size());
   s.sink_rate /= count;
   s.attn_to_0 /= count;
   s.attn_to_1 /= count;
+  s.sink_1 /= count;
   return s;
 }
 
@@ -144,8 +152,9 @@ template StateMetrics state_metrics<float>(const float*, int, int, int);
 template double median_magnitude<float>(const float*, std::size_t);
 template double median_magnitude<double>(const double*, std::size_t);
 template StateMetrics state_metrics<double>(const double*, int, int, int);
-template std::vector<HeadAttention> head_attention<float>(const float*, int, int, int, bool, const std::vector<char>*);
-template std::vector<HeadAttention> head_attention<double>(const double*, int, int, int, bool,
-                                                           const std::vector<char>*);
+template std::vector<HeadAttention> head_attention<float>(const float*, int, int, int, bool, const std::vector<char>*,
+                                                          double);
+template std::vector<HeadAttention> head_attention<double>(const double*, int, int, int, bool, const std::vector<char>*,
+                                                           double);
 
 }  // namespace p0sim::sim

@@ -9,12 +9,13 @@
 namespace p0sim::sim {
 
 struct StateMetrics {
-  double p0_norm = 0;        // mean over sequences of ||h_0||
-  double rest_norm = 0;      // median over t >= 1 of the mean over sequences of ||h_t||
-  double p0_norm_ratio = 0;  // p0_norm / rest_norm
-  double p1_norm_ratio = 0;  // mean ||h_1|| / rest_norm (the transitional stage spreads to position 1)
-  double p0_cos = 0;         // mean pairwise cosine of h_0 across sequences
-  double massive_ratio = 0;  // max_{n,i} |h_{n,0,i}| / median_{n,t,i} |h_{n,t,i}|
+  double p0_norm = 0;             // mean over sequences of ||h_0||
+  double rest_norm = 0;           // median over t >= 1 of the mean over sequences of ||h_t||
+  double p0_norm_ratio = 0;       // p0_norm / rest_norm
+  double p1_norm_ratio = 0;       // mean ||h_1|| / rest_norm (the transitional stage spreads to position 1)
+  double p0_cos = 0;              // mean pairwise cosine of h_0 across sequences
+  double massive_ratio = 0;       // max_{n,i} |h_{n,0,i}| / median_{n,t,i} |h_{n,t,i}|
+  double massive_ratio_rest = 0;  // max_{n,t>=1,i} |h_{n,t,i}| / the same median (elsewhere than P0)
 };
 
 // hidden: (N,P,C) row-major; needs N >= 2 (p0_cos is pairwise) and P >= 2.
@@ -30,19 +31,24 @@ struct HeadAttention {
   double attn_to_0 = 0;         // alpha_0: mean over queries t >= 0 of A[t,0], averaged over sequences
   double attn_to_1 = 0;         // alpha_1: mean over queries t >= 1 of A[t,1]
   double attn_to_0_active = 0;  // mean of A[t,0] over the task's active queries (NaN if none)
+  double sink_share = 0;        // fraction of sequences whose own alpha_0 exceeds eps
 };
 
 // attn: (N,H,P,P), row = query, column = key. normalise_rows: divide each row by its sum of
 // absolute values first (the proxy for unnormalised sigmoid attention). active: (N,P) flags of
-// active query positions (trigger or query tokens), or nullptr.
+// active query positions (trigger or query tokens), or nullptr. eps: the sink threshold of
+// sink_share.
 template <typename Scalar>
 std::vector<HeadAttention> head_attention(const Scalar* attn, int N, int H, int P, bool normalise_rows,
-                                          const std::vector<char>* active);
+                                          const std::vector<char>* active, double eps);
 
 struct SinkMetrics {
   double sink_rate = 0;  // fraction of heads with alpha_0 > eps
   double attn_to_0 = 0;  // mean over heads of alpha_0
   double attn_to_1 = 0;  // mean over heads of alpha_1
+  // Gu et al.'s (2025) Sink_1 at this layer: the fraction of (sequence, head) pairs whose alpha_0
+  // (the mean over queries t >= 0 of A[t,0], in that one sequence) exceeds eps.
+  double sink_1 = 0;
 };
 SinkMetrics sink_metrics(const std::vector<HeadAttention>& heads, double eps);
 

@@ -226,7 +226,7 @@ CircuitResult run_circuit(const CircuitPoint& p, const CircuitOptions& o) {
         const double wgt = b_now;
         const auto s0 = sim::state_metrics(model.hidden(1), b_now, T, C);
         const auto s1 = sim::state_metrics(model.hidden(2), b_now, T, C);
-        const auto heads = sim::head_attention(model.attention(1), b_now, H, T, false, nullptr);
+        const auto heads = sim::head_attention(model.attention(1), b_now, H, T, false, nullptr, o.sink_eps);
         const auto sink = sim::sink_metrics(heads, o.sink_eps);
         r.p0_norm_b0 += wgt * s0.p0_norm;
         r.p0_norm_ratio_b0 += wgt * s0.p0_norm_ratio;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 
 #include "common/rng.hpp"
 
+#include "sim/probe_metrics.hpp"
 #include "tests/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -135,7 +137,9 @@ TEST_CASE("experiment verdict.json names each claim with its test, p-value and p
     const auto& t = v["variants"][variant];
     CAPTURE(variant);
     CHECK(t["runs"] == 2);
-    REQUIRE(t["metrics"].size() == 4 + 5 * 2);  // 4 scalars + 5 per layer x 2 layers
+    const auto per_layer = std::count_if(p0sim::sim::layer_metrics().begin(), p0sim::sim::layer_metrics().end(),
+                                         [](const p0sim::sim::LayerMetric& m) { return m.in_results; });
+    REQUIRE(t["metrics"].size() == static_cast<std::size_t>(4 + per_layer * 2));  // 4 scalars + per layer x 2 layers
     const auto& loss = t["metrics"][0];
     CHECK(loss["metric"] == "loss");
     CHECK(loss["n"] == 2);

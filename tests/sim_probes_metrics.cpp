@@ -79,7 +79,7 @@ TEST_CASE("rest_norm is the median over positions of the mean norm", "[probes]")
 TEST_CASE("uniform causal attention has the harmonic sink scores and no sink", "[probes]") {
   const int N = 2, H = 3, P = 4;
   auto a = uniform_causal(N, H, P);
-  auto heads = head_attention(a.data(), N, H, P, false, nullptr);
+  auto heads = head_attention(a.data(), N, H, P, false, nullptr, 0.3);
   const double alpha0 = (1.0 + 1.0 / 2 + 1.0 / 3 + 1.0 / 4) / 4;
   const double alpha1 = (1.0 / 2 + 1.0 / 3 + 1.0 / 4) / 3;
   for (const auto& h : heads) {
@@ -100,7 +100,7 @@ TEST_CASE("a head that puts all its attention on key 0 is counted as a sink, oth
   for (int t = 0; t < P; ++t)
     for (int k = 0; k < P; ++k) a[static_cast<std::size_t>((0 * P + t) * P + k)] = k == t ? 1.0 : 0.0;
   std::vector<char> active = {0, 1, 0, 1};
-  auto heads = head_attention(a.data(), N, H, P, false, &active);
+  auto heads = head_attention(a.data(), N, H, P, false, &active, 0.3);
   CHECK_THAT(heads[1].attn_to_0, WithinRel(1.0, 1e-12));
   CHECK_THAT(heads[1].attn_to_0_active, WithinRel(1.0, 1e-12));
   CHECK_THAT(heads[0].attn_to_0, WithinRel(0.25, 1e-12));
@@ -116,8 +116,8 @@ TEST_CASE("unnormalised (sigmoid) attention is scored by its row-normalised magn
   std::vector<double> a(P * P, 0.0);
   for (int t = 0; t < P; ++t)
     for (int k = 0; k <= t; ++k) a[static_cast<std::size_t>(t * P + k)] = 0.2;
-  auto raw = head_attention(a.data(), N, H, P, false, nullptr);
-  auto norm = head_attention(a.data(), N, H, P, true, nullptr);
+  auto raw = head_attention(a.data(), N, H, P, false, nullptr, 0.3);
+  auto norm = head_attention(a.data(), N, H, P, true, nullptr, 0.3);
   CHECK_THAT(raw[0].attn_to_0, WithinRel(0.2, 1e-12));
   CHECK_THAT(norm[0].attn_to_0, WithinRel((1.0 + 0.5 + 1.0 / 3) / 3, 1e-12));
 }
@@ -143,4 +143,28 @@ TEST_CASE("the median of float magnitudes is the sorted median exactly, for odd 
   CHECK(p0sim::sim::median_magnitude(x.data(), n) == expected);
   std::vector<double> xd(x.begin(), x.end());
   CHECK(p0sim::sim::median_magnitude(xd.data(), n) == expected);
+}
+
+TEST_CASE("Sink_1 counts (sequence, head) pairs over eps, where the sink rate thresholds each head's batch mean",
+          "[probes]") {
+  const int N = 4, H = 2, P = 4;
+  auto a = uniform_causal(N, H, P);  // alpha_0 = (1 + 1/2 + 1/3 + 1/4) / 4 = 0.52 per sequence
+  for (int n = 0; n < 2; ++n)        // head 0 of sequences 0 and 1: every query on key 0 (alpha_0 = 1)
+    for (int t = 0; t < P; ++t)
+      for (int k = 0; k < P; ++k) a[static_cast<std::size_t>(((n * H + 0) * P + t) * P + k)] = k == 0 ? 1.0 : 0.0;
+  const auto heads = head_attention(a.data(), N, H, P, false, nullptr, 0.6);
+  CHECK(heads[0].sink_share == 0.5);
+  CHECK(heads[1].sink_share == 0.0);
+  const auto s = sink_metrics(heads, 0.6);
+  CHECK(s.sink_1 == 0.25);    // 2 of the 8 (sequence, head) pairs
+  CHECK(s.sink_rate == 0.5);  // head 0's batch mean, (1 + 1 + 0.52 + 0.52) / 4 = 0.76, passes 0.6
+}
+
+TEST_CASE("the massive ratio away from position 0 is the largest later magnitude over the median magnitude",
+          "[probes]") {
+  // N = 2, P = 3, C = 2: magnitudes 8,1 | 1,2 | 6,1 and 4,1 | 1,1 | 1,3; median of the 12 is 1.
+  const std::vector<double> h = {8, -1, 1, 2, -6, 1, 4, 1, 1, -1, 1, 3};
+  const auto m = state_metrics(h.data(), 2, 3, 2);
+  CHECK(m.massive_ratio == 8.0);
+  CHECK(m.massive_ratio_rest == 6.0);
 }
