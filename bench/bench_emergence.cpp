@@ -39,6 +39,7 @@
 #include "sim/data.hpp"
 #include "sim/layers.hpp"
 #include "sim/model.hpp"
+#include "sim/optimizer.hpp"
 #include "sim/parallel_step.hpp"
 #include "sim/probe_trace.hpp"
 #include "sim/train.hpp"
@@ -74,7 +75,7 @@ ModelConfig bench_model(int C, int H, int T) {
 void time_parallel_step(benchmark::State& state, const ModelConfig& c, int B, int threads, int chunks) {
   Model<float> m(c, B);
   m.init(1);
-  AdamW<float> opt(m.layout(), AdamWConfig{});
+  Optimizer<float> opt(m.layout(), OptimizerConfig{});
   DataConfig d;
   d.task = Task::firstrecall;
   d.vocab = c.vocab;
@@ -211,7 +212,7 @@ TrainConfig firstrecall_config(int d, int T, std::uint64_t seed, int threads) {
   c.batch = 64;
   c.steps = kCap;
   c.lr = 3e-3;
-  c.adamw.weight_decay = 0.1;
+  c.optim.weight_decay = 0.1;
   c.clip = 1.0;
   c.seed = seed;
   c.threads = threads;
@@ -235,7 +236,7 @@ EmergenceRun train_to_emergence(const TrainConfig& c) {
   const auto start = clock::now();
   const double cpu_start = process_cpu_seconds();
   model.init(c.seed);
-  AdamW<float> opt(model.layout(), c.adamw);
+  Optimizer<float> opt(model.layout(), c.optim);
   std::vector<ProbeRecord> trace;
   std::vector<double> probe_time, probe_cpu;
   auto probe = [&](int s) {

@@ -26,6 +26,7 @@
 #include "common/rng.hpp"
 #include "sim/layers.hpp"
 #include "sim/model.hpp"
+#include "sim/optimizer.hpp"
 
 using namespace p0sim::sim;
 using Eigen::Index;
@@ -93,7 +94,7 @@ void BM_train_step(benchmark::State& state) {
   const int B = static_cast<int>(state.range(3));
   Model<float> m(c, B);
   m.init(1);
-  AdamW<float> opt(m.layout(), AdamWConfig{});
+  Optimizer<float> opt(m.layout(), OptimizerConfig{});
   p0sim::PhiloxStream rng(2, 0);
   std::vector<std::int32_t> rows(static_cast<std::size_t>(B * (c.seq_len + 1)));
   for (auto& r : rows) r = static_cast<std::int32_t>(rng.below(64));
@@ -337,7 +338,7 @@ void BM_adamw_step(benchmark::State& state) {
   ModelConfig c;  // the middle config's parameters
   Model<float> m(c, 1);
   m.init(1);
-  AdamW<float> opt(m.layout(), AdamWConfig{});
+  Optimizer<float> opt(m.layout(), OptimizerConfig{});
   m.grads().setConstant(1e-3f);
   for (auto _ : state) opt.step(m.params(), m.grads(), 1e-4);
   state.counters["params_per_s"] =

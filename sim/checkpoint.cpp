@@ -155,7 +155,7 @@ std::string encode_checkpoint(const std::string& fingerprint, const TrainState& 
       for (double v : {l.sink.sink_rate, l.sink.attn_to_0, l.sink.attn_to_1, l.sink.sink_1}) w.put(v);
       w.put<std::uint64_t>(l.heads.size());
       for (const HeadAttention& h : l.heads)
-        for (double v : {h.attn_to_0, h.attn_to_1, h.attn_to_0_active, h.sink_share}) w.put(v);
+        for (const HeadMetric& m : kHeadMetrics) w.put(h.*m.field);
     }
   }
   const std::string& payload = w.bytes();
@@ -227,9 +227,9 @@ TrainState decode_checkpoint(const std::string& bytes, const std::string& finger
       l.state = get_state_metrics(r);
       l.mid = get_state_metrics(r);
       for (double* v : {&l.sink.sink_rate, &l.sink.attn_to_0, &l.sink.attn_to_1, &l.sink.sink_1}) *v = r.get<double>();
-      l.heads.resize(r.count(3 * 8));
+      l.heads.resize(r.count(kHeadMetrics.size() * 8));
       for (HeadAttention& h : l.heads)
-        for (double* v : {&h.attn_to_0, &h.attn_to_1, &h.attn_to_0_active, &h.sink_share}) *v = r.get<double>();
+        for (const HeadMetric& m : kHeadMetrics) h.*m.field = r.get<double>();
     }
   }
   if (!r.at_end()) r.fail("trailing bytes");

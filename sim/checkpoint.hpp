@@ -27,7 +27,7 @@ namespace p0sim::sim {
 
 // 2: probe records keep the query accuracy; 3: the fingerprint is the caller's (the run options');
 // 4: probes keep Sink_1 (per layer and per head) and the massive ratio away from P0.
-inline constexpr std::uint32_t kCheckpointVersion = 4;
+inline constexpr std::uint32_t kCheckpointVersion = 5;
 
 // The checkpoint directory of a run directory.
 std::filesystem::path checkpoint_dir(const std::filesystem::path& run_dir);

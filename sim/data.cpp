@@ -25,6 +25,10 @@ nlohmann::json to_json(const DataConfig& c) {
     j["corpus"] = c.corpus;
     j["window"] = enum_name(c.window);
   }
+  if (c.bigrams == Bigrams::corpus && (c.task == Task::markov || c.task == Task::backcopy)) {
+    j["bigrams"] = enum_name(c.bigrams);
+    j["corpus"] = c.corpus;
+  }
   return j;
 }
 
@@ -100,6 +104,9 @@ DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
     throw ConfigError("triggers", "must be between 1 and vocab-1 = " + std::to_string(V - 1) + ", got " +
                                       std::to_string(config.triggers));
   if (chain && V > 4096) throw ConfigError("vocab", "markov and backcopy need a vocab of at most 4096");
+  const bool counted = chain && config.bigrams == Bigrams::corpus;
+  if (counted && V != kTextVocab)
+    throw ConfigError("vocab", "--bigrams corpus counts byte bigrams: vocab must be 256, got " + std::to_string(V));
 
   const auto Vs = static_cast<std::size_t>(V);
   stationary_.assign(Vs, 1.0 / V);
@@ -124,11 +131,12 @@ DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
     return;
   }
 
-  // The task's structure comes from the config seed alone, never from the data streams.
+  // The task's structure comes from the config seed alone (or the corpus), never from the data streams.
   PhiloxStream rng(derive_seed(config.seed, "markov-transition", 0), 0);
   transition_.resize(Vs * Vs);
   std::vector<double> logg(Vs);
-  for (int i = 0; i < V; ++i) {
+  if (counted) count_bigrams(*load_corpus(config.corpus, static_cast<std::size_t>(row_length())));
+  for (int i = 0; i < V && !counted; ++i) {
     for (auto& g : logg) g = log_gamma_variate(rng, config.markov_alpha);
     const double top = *std::max_element(logg.begin(), logg.end());
     double* row = &transition_[static_cast<std::size_t>(i) * Vs];
@@ -153,16 +161,38 @@ DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
     return;
   }
 
-  // backcopy: k distinct trigger tokens by a partial Fisher-Yates shuffle.
+  // backcopy: k distinct trigger tokens by a partial Fisher-Yates shuffle, or with counted bigrams
+  // the k most frequent bytes (ties to the lower byte), as Guo et al. choose theirs.
   PhiloxStream trig_rng(derive_seed(config.seed, "backcopy-triggers", 0), 0);
   std::vector<int> perm(Vs);
   std::iota(perm.begin(), perm.end(), 0);
-  for (int i = 0; i < config.triggers; ++i)
-    std::swap(perm[static_cast<std::size_t>(i)],
-              perm[static_cast<std::size_t>(i) + trig_rng.below(static_cast<std::uint32_t>(V - i))]);
+  if (counted) {
+    std::stable_sort(perm.begin(), perm.end(), [&](int a, int b) {
+      return stationary_[static_cast<std::size_t>(a)] > stationary_[static_cast<std::size_t>(b)];
+    });
+  } else {
+    for (int i = 0; i < config.triggers; ++i)
+      std::swap(perm[static_cast<std::size_t>(i)],
+                perm[static_cast<std::size_t>(i) + trig_rng.below(static_cast<std::uint32_t>(V - i))]);
+  }
   is_trigger_.assign(Vs, 0);
   for (int i = 0; i < config.triggers; ++i)
     is_trigger_[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])] = 1;
+  if (counted) {
+    // A byte only ever followed by triggers would trap the process (a, trigger, a, trigger, ...): in
+    // the fortunes, two bytes of one UTF-8 character each occurring once. Such a row becomes the
+    // unigram law, as a byte that never occurs.
+    for (std::size_t a = 0; a < Vs; ++a) {
+      if (is_trigger_[a]) continue;
+      double free_mass = 0.0;
+      for (std::size_t c = 0; c < Vs; ++c)
+        if (!is_trigger_[c]) free_mass += transition_[a * Vs + c];
+      if (free_mass > 0.0) continue;
+      std::copy(stationary_.begin(), stationary_.end(), &transition_[a * Vs]);  // still the unigram law here
+      cumulate(&transition_[a * Vs], V, &row_cdf_[a * Vs]);
+      row_entropy[a] = entropy_of(&transition_[a * Vs], V);
+    }
+  }
 
   // The process is a Markov chain on pairs (x_{t-1}, x_t). Watch it only at non-trigger tokens a:
   // the next step either moves to a non-trigger c (prob P(a,c)) or emits a trigger and then a
@@ -217,6 +247,25 @@ DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
     if (!is_trigger_[g] || stationary_[g] <= 0.0) continue;
     for (std::size_t a = 0; a < Vs; ++a) cond[a] = pair[a * Vs + g] / stationary_[g];
     first_extra_ += stationary_[g] * entropy_of(cond.data(), V);
+  }
+}
+
+// The training split read as one cyclic stream of bytes (its last byte followed by its first, so every byte that
+// occurs leads somewhere and the chain over them is irreducible); a byte that never occurs gets the unigram law as
+// its row (never reached from an occurring byte). stationary_ holds the unigram law until the chain's own replaces it.
+void DataGenerator::count_bigrams(const Corpus& corpus) {
+  const std::string& bytes = corpus.train.bytes;
+  const std::size_t V = kTextVocab;
+  std::vector<double> counts(V * V, 0.0);
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    const auto a = static_cast<unsigned char>(bytes[i]), b = static_cast<unsigned char>(bytes[(i + 1) % bytes.size()]);
+    counts[a * V + b] += 1.0;
+  }
+  stationary_.assign(corpus.train_frequency.begin(), corpus.train_frequency.end());
+  for (std::size_t a = 0; a < V; ++a) {
+    double* row = &transition_[a * V];
+    const double total = std::accumulate(&counts[a * V], &counts[a * V] + V, 0.0);
+    for (std::size_t b = 0; b < V; ++b) row[b] = total > 0.0 ? counts[a * V + b] / total : stationary_[b];
   }
 }
 

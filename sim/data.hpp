@@ -53,6 +53,11 @@ enum class TextWindow { random, document, count };
 constexpr std::array<std::string_view, 2> enum_names_of(TextWindow) { return {"random", "document"}; }
 struct Corpus;
 constexpr std::array<std::string_view, 2> enum_names_of(Filler) { return {"uniform", "markov"}; }
+// Where markov's and backcopy's bigram rows come from: drawn from Dirichlet(markov_alpha), or counted
+// from the byte bigrams of a corpus's training documents (V = 256; backcopy's triggers are then the
+// k most frequent bytes), as Guo et al.'s Bigram-Backcopy counts the character bigrams of a text.
+enum class Bigrams { dirichlet, corpus, count };
+constexpr std::array<std::string_view, 2> enum_names_of(Bigrams) { return {"dirichlet", "corpus"}; }
 
 // Per input position (B,T) of a filled batch: which predictions a task scores.
 // Input position t predicts row token t+1.
@@ -65,17 +70,18 @@ enum class Kind : std::int8_t {
 
 struct DataConfig {
   Task task = Task::markov;
-  int vocab = 64;                   // V >= 2
-  int seq_len = 32;                 // T >= 2; each row has T+1 tokens (inputs 0..T-1, targets 1..T)
-  double markov_alpha = 0.1;        // Dirichlet concentration of the bigram rows (markov, backcopy)
-  int triggers = 4;                 // backcopy, firstrecall: number of trigger tokens k, 1 <= k < V
-  double trigger_prob = 0.1;        // firstrecall: insertion probability q of a trigger, in (0, 1);
-                                    // lookup: probability of a fact and (separately) of a query, in (0, 0.5]
-  Filler filler = Filler::uniform;  // firstrecall
-  int keys = 4;                     // lookup: keys K
-  int values = 8;                   // lookup: values per key Nv
-  std::uint64_t seed = 1;           // the task's structure (transition matrix, trigger set) and stream
-  std::string corpus = "/usr/share/games/fortunes";  // text: a file or a directory of files
+  int vocab = 64;                        // V >= 2
+  int seq_len = 32;                      // T >= 2; each row has T+1 tokens (inputs 0..T-1, targets 1..T)
+  double markov_alpha = 0.1;             // Dirichlet concentration of the bigram rows (markov, backcopy)
+  int triggers = 4;                      // backcopy, firstrecall: number of trigger tokens k, 1 <= k < V
+  double trigger_prob = 0.1;             // firstrecall: insertion probability q of a trigger, in (0, 1);
+                                         // lookup: probability of a fact and (separately) of a query, in (0, 0.5]
+  Filler filler = Filler::uniform;       // firstrecall
+  int keys = 4;                          // lookup: keys K
+  int values = 8;                        // lookup: values per key Nv
+  std::uint64_t seed = 1;                // the task's structure (transition matrix, trigger set) and stream
+  Bigrams bigrams = Bigrams::dirichlet;  // markov, backcopy
+  std::string corpus = "/usr/share/games/fortunes";  // text, bigrams = corpus: a file or a directory of files
   TextWindow window = TextWindow::random;            // text
 };
 // The bytes of a window must hold the T+1 tokens of a row.
@@ -126,6 +132,7 @@ class DataGenerator {
  private:
   void init_firstrecall();
   void init_lookup();
+  void count_bigrams(const Corpus& corpus);  // bigrams = corpus: transition_ and the unigram law
   void fill_firstrecall(PhiloxStream& rng, std::int32_t* x, Kind* kind) const;  // also backcopy-indep
   void fill_lookup(PhiloxStream& rng, std::int32_t* x, Kind* kind) const;       // also firstrecall-lookup
   void fill_text(std::uint64_t stream, PhiloxStream& rng, std::int32_t* x, Kind* kind) const;

@@ -1,4 +1,4 @@
-// The tiny transformer of DESIGN.md section 3: parameter layout, init, forward, backward; and AdamW.
+// The tiny transformer of DESIGN.md section 3: parameter layout, init, forward, backward.
 // Legend: B batch, P positions (T or T+1 with BOS), N token columns, C d_model, H heads, D = C/H,
 // F d_ff, V vocab, E embedding rows (V or V+1), L layers.
 //
@@ -379,7 +379,7 @@ const TensorInfo& Model<Scalar>::tensor(const std::string& name) const {
 }
 
 template <typename Scalar>
-void Model<Scalar>::init(std::uint64_t seed) {
+void Model<Scalar>::init(std::uint64_t seed, Init scheme) {
   const double base = 0.02, residual = 0.02 / std::sqrt(2.0 * impl_->cfg.layers);
   auto ends_with = [](const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -394,6 +394,15 @@ void Model<Scalar>::init(std::uint64_t seed) {
     } else {
       // one stream per tensor, so a tensor's values do not depend on the ones before it
       PhiloxStream rng(seed, i);
+      if (scheme == Init::torch) {
+        if (t.name == "tok_emb" || t.name == "pos_emb") {  // nn.Embedding: N(0, 1)
+          for (Index j = 0; j < t.size; ++j) w[j] = static_cast<Scalar>(rng.normal());
+        } else {  // nn.Linear (out, in): U(-1/sqrt(in), 1/sqrt(in))
+          const double bound = 1.0 / std::sqrt(static_cast<double>(t.shape.back()));
+          for (Index j = 0; j < t.size; ++j) w[j] = static_cast<Scalar>(bound * (2.0 * rng.uniform() - 1.0));
+        }
+        continue;
+      }
       const double sigma = ends_with(t.name, "attn.wo") || ends_with(t.name, "mlp.w2") ? residual : base;
       for (Index j = 0; j < t.size; ++j) w[j] = static_cast<Scalar>(sigma * rng.normal());
     }
@@ -432,6 +441,14 @@ const Scalar* Model<Scalar>::hidden_mid(int l) const {
   const Impl& m = *impl_;
   if (l < 0 || l >= m.L) throw std::out_of_range("hidden_mid: layer index " + std::to_string(l));
   return (m.prefix ? m.a.gathered.mid[l] : m.a.blocks[l].mid).data();
+}
+template <typename Scalar>
+const Scalar* Model<Scalar>::value_at_position0(int l, int b) const {
+  const Impl& m = *impl_;
+  if (l < 0 || l >= m.L) throw std::out_of_range("value_at_position0: layer index " + std::to_string(l));
+  if (b < 0 || b >= m.batch) throw std::out_of_range("value_at_position0: row " + std::to_string(b));
+  const Index col = m.seqs[static_cast<std::size_t>(m.prefix ? b * m.P : b)].offset;  // (3C,N): q; k; v
+  return m.a.blocks[l].qkv.data() + col * 3 * m.C + 2 * m.C;
 }
 template <typename Scalar>
 const Scalar* Model<Scalar>::attention(int l) const {
@@ -474,74 +491,5 @@ std::vector<Scalar> Model<Scalar>::mean_component_output(int layer, int head) co
 
 template class Model<float>;
 template class Model<double>;
-
-// ---------------------------------------------------------------------------------------------------
-template <typename Scalar>
-AdamW<Scalar>::AdamW(const std::vector<TensorInfo>& layout, const AdamWConfig& config) : config_(config) {
-  Index n = 0;
-  for (const auto& t : layout) n = std::max(n, t.offset + t.size);
-  decay_mask_ = Vector::Zero(n);
-  for (const auto& t : layout)
-    if (t.decay) decay_mask_.segment(t.offset, t.size).setOnes();
-  m_ = Vector::Zero(n);
-  v_ = Vector::Zero(n);
-}
-
-template <typename Scalar>
-void AdamW<Scalar>::step(Eigen::Ref<Vector> params, Eigen::Ref<const Vector> grads, double lr) {
-  if (params.size() != m_.size() || grads.size() != m_.size())
-    throw std::invalid_argument("AdamW::step: buffer size does not match the layout");
-  ++steps_;
-  const double t = static_cast<double>(steps_);
-  const double bc1 = 1.0 - std::pow(config_.beta1, t);
-  const double bc2 = 1.0 - std::pow(config_.beta2, t);
-  // torch.optim.AdamW (single-tensor path): p *= 1 - lr*wd; m.lerp_(g, 1-b1); v = b2 v + (1-b2) g^2;
-  // p -= (lr/bc1) * m / (sqrt(v)/sqrt(bc2) + eps)
-  const Scalar decay = static_cast<Scalar>(lr * config_.weight_decay);
-  const Scalar one_m_b1 = static_cast<Scalar>(1.0 - config_.beta1);
-  const Scalar b2 = static_cast<Scalar>(config_.beta2), one_m_b2 = static_cast<Scalar>(1.0 - config_.beta2);
-  const Scalar step_size = static_cast<Scalar>(lr / bc1);
-  const Scalar bc2_sqrt = static_cast<Scalar>(std::sqrt(bc2));
-  const Scalar eps = static_cast<Scalar>(config_.eps);
-  // one pass over the flat buffers, a register chunk at a time (ieee_sqrt and the packet division are
-  // correctly rounded, so this equals the three whole-buffer passes bit for bit, on any CPU)
-  auto update = [&](auto p, auto g, auto m, auto v, auto mask) {
-    m += one_m_b1 * (g - m);
-    v = b2 * v + one_m_b2 * g.square();
-    p = p * (Scalar(1) - decay * mask) - step_size * m / (ieee_sqrt(v) / bc2_sqrt + eps);
-  };
-  using Chunk = Eigen::Array<Scalar, 16, 1>;
-  using Part = Eigen::Array<Scalar, Eigen::Dynamic, 1>;
-  Scalar* p = params.data();
-  const Scalar* g = grads.data();
-  const Index n = m_.size();
-  Index i = 0;
-  for (; i + 16 <= n; i += 16)
-    update(Eigen::Map<Chunk>(p + i), Eigen::Map<const Chunk>(g + i), Eigen::Map<Chunk>(m_.data() + i),
-           Eigen::Map<Chunk>(v_.data() + i), Eigen::Map<const Chunk>(decay_mask_.data() + i));
-  if (i < n)
-    update(Eigen::Map<Part>(p + i, n - i), Eigen::Map<const Part>(g + i, n - i), Eigen::Map<Part>(m_.data() + i, n - i),
-           Eigen::Map<Part>(v_.data() + i, n - i), Eigen::Map<const Part>(decay_mask_.data() + i, n - i));
-}
-
-template <typename Scalar>
-std::int64_t AdamW<Scalar>::steps() const {
-  return steps_;
-}
-template <typename Scalar>
-Eigen::Map<typename AdamW<Scalar>::Vector> AdamW<Scalar>::first_moment() {
-  return {m_.data(), m_.size()};
-}
-template <typename Scalar>
-Eigen::Map<typename AdamW<Scalar>::Vector> AdamW<Scalar>::second_moment() {
-  return {v_.data(), v_.size()};
-}
-template <typename Scalar>
-void AdamW<Scalar>::set_steps(std::int64_t steps) {
-  steps_ = steps;
-}
-
-template class AdamW<float>;
-template class AdamW<double>;
 
 }  // namespace p0sim::sim

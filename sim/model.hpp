@@ -43,7 +43,7 @@ struct TensorInfo {
   std::vector<Eigen::Index> shape;  // row-major, e.g. {C, C}
   Eigen::Index offset = 0;          // into the flat buffer
   Eigen::Index size = 0;
-  bool decay = false;  // AdamW weight decay applies (matrices only)
+  bool decay = false;  // a matrix: weight decay applies under DecayGroup::matrices (sim/optimizer.hpp)
 };
 std::vector<TensorInfo> parameter_layout(const ModelConfig& c);
 
@@ -72,8 +72,9 @@ class Model {
   Eigen::Map<const Vector> grads() const;
   const TensorInfo& tensor(const std::string& name) const;  // throws std::out_of_range
 
-  // DESIGN.md init: every matrix N(0, 0.02^2), wo and w2 N(0, (0.02/sqrt(2L))^2), gains 1, biases 0.
-  void init(std::uint64_t seed);
+  // DESIGN.md init: every matrix N(0, 0.02^2), wo and w2 N(0, (0.02/sqrt(2L))^2), gains 1, biases 0;
+  // or PyTorch's defaults (Init::torch).
+  void init(std::uint64_t seed, Init scheme = Init::gpt2);
 
   // rows: (batch, T+1) int32 token ids, row-major. Inputs are the first T tokens (BOS prepended
   // when config.bos), targets the next ones (with BOS, position 0 predicts rows[:,0]); so there
@@ -89,8 +90,10 @@ class Model {
   const Scalar* hidden(int l) const;      // l in 0..L: residual stream before block 0 / after block l-1, (B,P,C)
   const Scalar* hidden_mid(int l) const;  // l in 0..L-1: after block l's attention sublayer, (B,P,C)
   const Scalar* attention(int l) const;   // l in 0..L-1: (B,H,P,P), row = query, column = key, 0 where masked
-  // prefix-bidirectional: position t's values (hidden, attention row, logits) are those of the
-  // pass over the prefix 0..t, the pass that predicts token t+1.
+  // Block l's value vector at position 0 of row b, (C) heads concatenated (after the norm and wv).
+  const Scalar* value_at_position0(int l, int b) const;
+  // prefix-bidirectional: position t's values (hidden, attention row, logits, position 0's value) are
+  // those of the pass over the prefix 0..t, the pass that predicts token t+1.
 
   // Ablations, for evaluation only (backward() refuses while one is set): from the next forward on,
   // replace block `layer`'s head `head` output (its D rows of the attention output, before wo) or,
@@ -109,36 +112,5 @@ class Model {
 
 extern template class Model<float>;
 extern template class Model<double>;
-
-// AdamW exactly as PyTorch's torch.optim.AdamW: bias-corrected moments, decoupled weight decay
-// (p -= lr*wd*p before the Adam update) on tensors with decay == true only.
-struct AdamWConfig {
-  double beta1 = 0.9;
-  double beta2 = 0.95;
-  double eps = 1e-8;
-  double weight_decay = 0.1;
-};
-
-template <typename Scalar>
-class AdamW {
- public:
-  using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
-  AdamW(const std::vector<TensorInfo>& layout, const AdamWConfig& config);
-  // One update with learning rate lr (schedules live in the training loop). Allocation-free.
-  void step(Eigen::Ref<Vector> params, Eigen::Ref<const Vector> grads, double lr);
-  std::int64_t steps() const;
-  Eigen::Map<Vector> first_moment();
-  Eigen::Map<Vector> second_moment();
-  void set_steps(std::int64_t steps);  // for checkpoints
-
- private:
-  AdamWConfig config_;
-  Vector decay_mask_;  // 1 where decay applies
-  Vector m_, v_;
-  std::int64_t steps_ = 0;
-};
-
-extern template class AdamW<float>;
-extern template class AdamW<double>;
 
 }  // namespace p0sim::sim

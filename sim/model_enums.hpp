@@ -9,20 +9,26 @@
 namespace p0sim::sim {
 
 enum class Mask { causal, bidirectional, prefix_bidirectional, count };
-enum class Attn { softmax, softmax1, sigmoid, count };
+// relu: Guo et al.'s ReLU attention, A[i,j] = relu(s_ij) / (keys query i sees), rows not normalised.
+enum class Attn { softmax, softmax1, sigmoid, relu, count };
 enum class PosEnc { none, rope, absolute, count };
 enum class Norm { rms, layer, count };
 enum class Act { gelu, relu, count };
+// The initial weights: gpt2 (DESIGN.md: every matrix N(0, 0.02^2), wo and w2 scaled by 1/sqrt(2L)),
+// or torch (PyTorch's module defaults, as in Guo et al.'s code: embeddings N(0,1), a linear weight
+// U(-1/sqrt(fan_in), 1/sqrt(fan_in))); norm gains 1 and biases 0 in both.
+enum class Init { gpt2, torch, count };
 
 // Attention whose rows need not sum to one: probes read it through the row-normalised |A| proxy.
-inline bool unnormalised(Attn a) { return a == Attn::sigmoid; }
+inline bool unnormalised(Attn a) { return a == Attn::sigmoid || a == Attn::relu; }
 
 constexpr std::array<std::string_view, 3> enum_names_of(Mask) {
   return {"causal", "bidirectional", "prefix-bidirectional"};
 }
-constexpr std::array<std::string_view, 3> enum_names_of(Attn) { return {"softmax", "softmax1", "sigmoid"}; }
+constexpr std::array<std::string_view, 4> enum_names_of(Attn) { return {"softmax", "softmax1", "sigmoid", "relu"}; }
 constexpr std::array<std::string_view, 3> enum_names_of(PosEnc) { return {"none", "rope", "absolute"}; }
 constexpr std::array<std::string_view, 2> enum_names_of(Norm) { return {"rms", "layer"}; }
 constexpr std::array<std::string_view, 2> enum_names_of(Act) { return {"gelu", "relu"}; }
+constexpr std::array<std::string_view, 2> enum_names_of(Init) { return {"gpt2", "torch"}; }
 
 }  // namespace p0sim::sim

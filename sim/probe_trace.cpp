@@ -100,6 +100,20 @@ ProbeRecord Prober::probe(const Model<float>& trained, int step) {
     lp.heads = head_attention(model_.attention(l), N, H, P, proxy, has_active ? &active_ : nullptr,
                               config_.sink_eps);  // (N,H,P,P)
     lp.sink = sink_metrics(lp.heads, config_.sink_eps);
+    // The value drain: what each head writes when it attends to position 0 alone, |W_o,h v_0,h|.
+    const auto wo = model_.params().segment(model_.tensor("blocks." + std::to_string(l) + ".attn.wo").offset, C * C);
+    const int D = C / H;
+    for (int h = 0; h < H; ++h) {
+      double total = 0.0;
+      for (int n = 0; n < N; ++n) {
+        const Eigen::Map<const Eigen::VectorXf> v(model_.value_at_position0(l, n) + h * D, D);
+        // wo is (out, in) row-major: head h's inputs are columns h*D..h*D+D-1
+        const Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> w(wo.data(), C,
+                                                                                                        C);
+        total += static_cast<double>((w.middleCols(h * D, D) * v).norm());
+      }
+      lp.heads[static_cast<std::size_t>(h)].value_out_norm_0 = total / N;
+    }
   }
   return r;
 }
@@ -182,14 +196,15 @@ void write_trace_csv(const std::filesystem::path& path, const std::vector<ProbeR
 void write_heads_csv(const std::filesystem::path& path, const std::vector<ProbeRecord>& trace) {
   AtomicFile f(path);
   auto& o = f.stream();
-  // attn_to_0_active: over the task's active queries (trigger / query positions); empty if none.
-  o << "step,layer,head,attn_to_0,attn_to_1,attn_to_0_active\n";
+  o << "step,layer,head";
+  for (const HeadMetric& m : kHeadMetrics) o << ',' << m.name;
+  o << '\n';
   for (const ProbeRecord& r : trace)
     for (std::size_t l = 0; l < r.layers.size(); ++l)
       for (std::size_t h = 0; h < r.layers[l].heads.size(); ++h) {
-        const HeadAttention& a = r.layers[l].heads[h];
-        o << r.step << ',' << l << ',' << h << ',' << csv_number(a.attn_to_0) << ',' << csv_number(a.attn_to_1) << ','
-          << csv_number(a.attn_to_0_active) << '\n';
+        o << r.step << ',' << l << ',' << h;
+        for (const HeadMetric& m : kHeadMetrics) o << ',' << csv_number(r.layers[l].heads[h].*m.field);
+        o << '\n';
       }
   f.commit();
 }
@@ -218,10 +233,11 @@ nlohmann::json probe_summary(const std::vector<ProbeRecord>& trace, const Emerge
   nlohmann::json layers = nlohmann::json::array();
   for (const LayerProbe& lp : last.layers) {
     nlohmann::json heads = nlohmann::json::array();
-    for (const HeadAttention& h : lp.heads)
-      heads.push_back({{"attn_to_0", json_number(h.attn_to_0)},
-                       {"attn_to_1", json_number(h.attn_to_1)},
-                       {"attn_to_0_active", json_number(h.attn_to_0_active)}});
+    for (const HeadAttention& h : lp.heads) {
+      nlohmann::json head = nlohmann::json::object();
+      for (const HeadMetric& m : kHeadMetrics) head[m.name] = json_number(h.*m.field);
+      heads.push_back(head);
+    }
     nlohmann::json layer{{"heads", heads}};
     for (const LayerMetric& m : layer_metrics()) {
       layer[m.name] = json_number(m.value(lp));

@@ -97,8 +97,8 @@ std::vector<HeadAttention> head_attention(const Scalar* attn, int N, int H, int 
                                           const std::vector<char>* active, double eps) {
   std::vector<HeadAttention> heads(static_cast<std::size_t>(H));
   for (int hd = 0; hd < H; ++hd) {
-    double to0 = 0, to1 = 0, active0 = 0, sinking = 0;
-    long active_count = 0;
+    double to0 = 0, to1 = 0, active0 = 0, rest0 = 0, sinking = 0;
+    long active_count = 0, rest_count = 0;
     for (int n = 0; n < N; ++n) {
       const Scalar* a = attn + (static_cast<long>(n) * H + hd) * P * P;
       double seq_to0 = 0, seq_to1 = 0;
@@ -117,6 +117,9 @@ std::vector<HeadAttention> head_attention(const Scalar* attn, int N, int H, int 
         if (active != nullptr && (*active)[static_cast<std::size_t>(n) * P + t]) {
           active0 += a0;
           ++active_count;
+        } else {
+          rest0 += a0;
+          ++rest_count;
         }
       }
       to0 += seq_to0 / P;
@@ -128,6 +131,8 @@ std::vector<HeadAttention> head_attention(const Scalar* attn, int N, int H, int 
     heads[static_cast<std::size_t>(hd)].attn_to_1 = P > 1 ? to1 / N : std::numeric_limits<double>::quiet_NaN();
     heads[static_cast<std::size_t>(hd)].attn_to_0_active =
         active_count > 0 ? active0 / active_count : std::numeric_limits<double>::quiet_NaN();
+    heads[static_cast<std::size_t>(hd)].attn_to_0_rest =
+        rest_count > 0 ? rest0 / rest_count : std::numeric_limits<double>::quiet_NaN();
   }
   return heads;
 }

@@ -4,6 +4,7 @@
 // and applied to arrays loaded from `p0sim eval` as well as to a model during training.
 // Legend: N probe sequences, P positions, C d_model, H heads.
 #include <cstddef>
+#include <array>
 #include <vector>
 
 namespace p0sim::sim {
@@ -31,8 +32,31 @@ struct HeadAttention {
   double attn_to_0 = 0;         // alpha_0: mean over queries t >= 0 of A[t,0], averaged over sequences
   double attn_to_1 = 0;         // alpha_1: mean over queries t >= 1 of A[t,1]
   double attn_to_0_active = 0;  // mean of A[t,0] over the task's active queries (NaN if none)
+  double attn_to_0_rest = 0;    // mean of A[t,0] over every other query (t = 0 included)
   double sink_share = 0;        // fraction of sequences whose own alpha_0 exceeds eps
+  double value_out_norm_0 = 0;  // mean over sequences of |W_o,h v_0,h|: what the head adds when it attends to 0 only
 };
+
+// The per-head metrics, declared once: heads.csv's columns, summary.json's heads and checkpoints
+// follow this order.
+struct HeadMetric {
+  const char* name;
+  const char* definition;
+  double HeadAttention::*field;
+};
+inline constexpr std::array<HeadMetric, 6> kHeadMetrics = {{
+    {"attn_to_0", "alpha_0: mean over queries t >= 0 of the attention to key 0", &HeadAttention::attn_to_0},
+    {"attn_to_1", "alpha_1: mean over queries t >= 1 of the attention to key 1", &HeadAttention::attn_to_1},
+    {"attn_to_0_active", "mean attention to key 0 over the task's active (trigger, query) positions; empty if none",
+     &HeadAttention::attn_to_0_active},
+    {"attn_to_0_rest",
+     "mean attention to key 0 over the other queries (position 0 included): Guo et al.'s dormant-head measure",
+     &HeadAttention::attn_to_0_rest},
+    {"sink_share", "fraction of probe sequences whose own alpha_0 exceeds sink-eps (Gu et al.'s Sink_1 per head)",
+     &HeadAttention::sink_share},
+    {"value_out_norm_0", "|W_o,h v_0,h| (mean over sequences): the head's output when it attends to key 0 alone",
+     &HeadAttention::value_out_norm_0},
+}};
 
 // attn: (N,H,P,P), row = query, column = key. normalise_rows: divide each row by its sum of
 // absolute values first (the proxy for unnormalised sigmoid attention). active: (N,P) flags of

@@ -29,12 +29,14 @@ void validate(const TrainConfig& c) {
   if (c.steps < 0) throw ConfigError("steps", "must be at least 0, got " + std::to_string(c.steps));
   if (!(std::isfinite(c.lr) && c.lr > 0.0)) throw ConfigError("lr", "must be a finite number > 0, got " + fmt17(c.lr));
   if (c.warmup < 0) throw ConfigError("warmup", "must be at least 0, got " + std::to_string(c.warmup));
-  if (!(std::isfinite(c.adamw.weight_decay) && c.adamw.weight_decay >= 0.0))
-    throw ConfigError("weight_decay", "must be a finite number >= 0, got " + fmt17(c.adamw.weight_decay));
-  if (!(c.adamw.beta1 >= 0.0 && c.adamw.beta1 < 1.0))
-    throw ConfigError("beta1", "must be in [0, 1), got " + fmt17(c.adamw.beta1));
-  if (!(c.adamw.beta2 >= 0.0 && c.adamw.beta2 < 1.0))
-    throw ConfigError("beta2", "must be in [0, 1), got " + fmt17(c.adamw.beta2));
+  if (!(std::isfinite(c.optim.weight_decay) && c.optim.weight_decay >= 0.0))
+    throw ConfigError("weight_decay", "must be a finite number >= 0, got " + fmt17(c.optim.weight_decay));
+  if (!(c.optim.beta1 >= 0.0 && c.optim.beta1 < 1.0))
+    throw ConfigError("beta1", "must be in [0, 1), got " + fmt17(c.optim.beta1));
+  if (!(c.optim.beta2 >= 0.0 && c.optim.beta2 < 1.0))
+    throw ConfigError("beta2", "must be in [0, 1), got " + fmt17(c.optim.beta2));
+  if (!(c.optim.momentum >= 0.0 && c.optim.momentum < 1.0))
+    throw ConfigError("momentum", "must be in [0, 1), got " + fmt17(c.optim.momentum));
   if (!(std::isfinite(c.clip) && c.clip >= 0.0))
     throw ConfigError("clip", "must be a finite number >= 0 (0 = off), got " + fmt17(c.clip));
   if (c.threads < 1) throw ConfigError("threads", "must be at least 1");
@@ -106,8 +108,8 @@ TrainResult train(Model<float>& model, const TrainConfig& c, const TrainControl&
   if (control.initialise && !control.resume)
     control.initialise(model);
   else
-    model.init(c.seed);
-  AdamW<float> opt(model.layout(), c.adamw);
+    model.init(c.seed, c.init);
+  Optimizer<float> opt(model.layout(), c.optim);
   TrainResult result;
   result.entropy_floor = gen.entropy_floor(c.model.bos);
   result.log.reserve(static_cast<std::size_t>(c.steps));
@@ -222,10 +224,14 @@ nlohmann::json to_json(const TrainConfig& c) {
   j["lr"] = c.lr;
   j["warmup"] = c.warmup;
   j["schedule"] = enum_name(c.schedule);
-  j["weight_decay"] = c.adamw.weight_decay;
-  j["beta1"] = c.adamw.beta1;
-  j["beta2"] = c.adamw.beta2;
-  j["eps"] = c.adamw.eps;
+  j["init"] = enum_name(c.init);
+  j["optimizer"] = enum_name(c.optim.kind);
+  j["weight_decay"] = c.optim.weight_decay;
+  j["weight_decay_group"] = enum_name(c.optim.decay_group);
+  j["momentum"] = c.optim.momentum;
+  j["beta1"] = c.optim.beta1;
+  j["beta2"] = c.optim.beta2;
+  j["eps"] = c.optim.eps;
   j["clip"] = c.clip;
   j["seed"] = c.seed;
   j["threads"] = c.threads;

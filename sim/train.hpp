@@ -1,5 +1,5 @@
 #pragma once
-// The training loop (forward, zero_grad, backward, clip, AdamW step) and everything a run leaves
+// The training loop (forward, zero_grad, backward, clip, optimiser step) and everything a run leaves
 // on disk besides its config.toml (which the CLI writes): train.csv, summary.json,
 // weights/<name>.npy and weights/config.json. Also the reverse: loading weights back and
 // evaluating a model on token rows (`p0sim eval`).
@@ -14,6 +14,7 @@
 #include "sim/ablation.hpp"
 #include "sim/data.hpp"
 #include "sim/model.hpp"
+#include "sim/optimizer.hpp"
 #include "sim/probe_trace.hpp"
 
 namespace p0sim::sim {
@@ -32,8 +33,9 @@ struct TrainConfig {
   double lr = 1e-3;  // peak learning rate, > 0
   int warmup = 0;    // linear warm-up steps: lr * (s+1)/warmup for step s < warmup
   Schedule schedule = Schedule::constant;
-  AdamWConfig adamw;
-  double clip = 0.0;  // global gradient-norm clip; 0 = off
+  Init init = Init::gpt2;  // the initial weights' scheme (Model::init)
+  OptimizerConfig optim;   // adamw or sgd, weight decay and its parameter group
+  double clip = 0.0;       // global gradient-norm clip; 0 = off
   std::uint64_t seed = 1;
   int threads = 1;  // threads splitting each step's batch (sim/parallel_step.hpp; results never depend on it)
   int log_every = 100;
@@ -75,7 +77,7 @@ struct TrainResult {
 struct TrainState {
   int step = 0;                       // finished optimiser steps
   std::vector<float> params;          // flat, in parameter_layout order
-  std::vector<float> adam_m, adam_v;  // AdamW moments, same layout
+  std::vector<float> adam_m, adam_v;  // the optimiser state (Optimizer::first_moment, second_moment)
   std::int64_t adam_steps = 0;
   std::vector<StepLog> log;         // steps 1..step
   std::vector<ProbeRecord> probes;  // probes taken so far (raw fields)

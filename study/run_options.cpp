@@ -101,8 +101,11 @@ std::vector<RunOption> make_table() {
            true, true),
       names("filler", sim::Filler::uniform,
             "firstrecall, backcopy-indep: filler tokens i.i.d. uniform, or a bigram chain"),
+      names("bigrams", sim::Bigrams::dirichlet,
+            "markov, backcopy: bigram rows drawn from Dirichlet(--markov-alpha), or counted from --corpus's "
+            "training bytes (vocab 256; backcopy's triggers are the most frequent bytes)"),
       path("corpus", "/usr/share/games/fortunes",
-           "text: a corpus file, or a directory of them (every 10th document held out)"),
+           "text, --bigrams corpus: a corpus file, or a directory of them (every 10th document held out)"),
       names("window", sim::TextWindow::random,
             "text: windows start at a random byte, or at a document's first byte (with --bos, the control)"),
       integer("keys", "4", 1, 1 << 20, "lookup: keys K (vocab >= values*(1+keys)+keys+2)"),
@@ -126,9 +129,15 @@ std::vector<RunOption> make_table() {
       real("lr", "0.001", 0, std::numeric_limits<double>::max(), "Peak learning rate (finite, > 0)", true),
       integer("warmup", "0", 0, kBillion, "Linear warm-up steps", "steps"),
       names("schedule", sim::Schedule::constant, "After warm-up: constant, or cosine down to 0 at --steps"),
-      real("weight-decay", "0.1", 0, 10, "AdamW decoupled weight decay (matrices only)"),
-      real("beta1", "0.9", 0, 1, "AdamW beta1, in [0, 1)", false, true),
-      real("beta2", "0.95", 0, 1, "AdamW beta2, in [0, 1)", false, true),
+      names("optimizer", sim::OptimizerKind::adamw,
+            "adamw (torch.optim.AdamW), or sgd (torch.optim.SGD with --momentum, L2 weight decay)"),
+      real("weight-decay", "0.1", 0, 10, "Weight decay (adamw: decoupled; sgd: added to the gradient)"),
+      names("weight-decay-group", sim::DecayGroup::matrices,
+            "What decays: every matrix (embeddings and lm_head too), the matrices but the embeddings, or all "
+            "parameters (norm gains and biases too)"),
+      real("beta1", "0.9", 0, 1, "adamw beta1, in [0, 1)", false, true),
+      real("beta2", "0.95", 0, 1, "adamw beta2, in [0, 1)", false, true),
+      real("momentum", "0.9", 0, 1, "sgd momentum, in [0, 1)", false, true),
       real("clip", "1", 0, 1e12, "Global gradient-norm clip (0 = off)"),
       RunOption{},  // seed, below
       names("mask", sim::Mask::causal, "Attention mask"),
@@ -137,6 +146,9 @@ std::vector<RunOption> make_table() {
       flag("bos", "Prepend a BOS token (id V) to every row"),
       names("norm", sim::Norm::rms, "Normalisation"),
       names("act", sim::Act::gelu, "MLP activation"),
+      names("init", sim::Init::gpt2,
+            "Initial weights: gpt2 (N(0, 0.02^2), residual projections scaled down), or torch (PyTorch's "
+            "module defaults: embeddings N(0,1), linear weights U(+-1/sqrt(fan_in)))"),
       not_fingerprinted(integer("log-every", "100", 1, kBillion,
                                 "Steps between progress lines when stderr is not a terminal", "steps")),
       not_fingerprinted(integer(
@@ -382,6 +394,7 @@ RunSpec OptionValues::spec() const {
   c.model.bos = b("bos");
   c.model.norm = e("norm", sim::Norm{});
   c.model.act = e("act", sim::Act{});
+  c.init = e("init", sim::Init{});
   c.data.task = e("task", sim::Task{});
   c.data.vocab = c.model.vocab;
   c.data.seq_len = c.model.seq_len;
@@ -389,6 +402,7 @@ RunSpec OptionValues::spec() const {
   c.data.triggers = i("triggers");
   c.data.trigger_prob = d("trigger-prob");
   c.data.filler = e("filler", sim::Filler{});
+  c.data.bigrams = e("bigrams", sim::Bigrams{});
   c.data.corpus = get("corpus");
   c.data.window = e("window", sim::TextWindow{});
   c.data.keys = i("keys");
@@ -406,9 +420,12 @@ RunSpec OptionValues::spec() const {
   c.lr = d("lr");
   c.warmup = i("warmup");
   c.schedule = e("schedule", sim::Schedule{});
-  c.adamw.weight_decay = d("weight-decay");
-  c.adamw.beta1 = d("beta1");
-  c.adamw.beta2 = d("beta2");
+  c.optim.kind = e("optimizer", sim::OptimizerKind{});
+  c.optim.weight_decay = d("weight-decay");
+  c.optim.decay_group = e("weight-decay-group", sim::DecayGroup{});
+  c.optim.momentum = d("momentum");
+  c.optim.beta1 = d("beta1");
+  c.optim.beta2 = d("beta2");
   c.clip = d("clip");
   c.seed = std::strtoull(get("seed").c_str(), nullptr, 10);
   c.data.seed = c.seed;

@@ -222,6 +222,13 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
       {train + " --task text --vocab 256 --corpus " + f + "empty", "--corpus"},      // a directory of no files
       {train + " --task text --vocab 256 --corpus " + f + "short.txt", "--corpus"},  // fewer bytes than a window
       {train + " --task text --corpus /usr/share/games/fortunes", "--vocab"},        // bytes need vocab 256
+      {train + " --task backcopy --bigrams corpus", "--vocab"},  // counted byte bigrams need vocab 256
+      {train + " --task backcopy --bigrams corpus --vocab 256 --corpus " + f + "no_such_corpus", "--corpus"},
+      {train + " --optimizer adam", "--optimizer"},
+      {train + " --optimizer sgd --momentum 1", "--momentum"},
+      {train + " --weight-decay-group norms", "--weight-decay-group"},
+      {train + " --attn relu2", "--attn"},
+      {train + " --init xavier", "--init"},
       {train + " --task text --vocab 256 --window middle", "--window"},
       {train + " --d-model 12 --heads 4 --pos rope", "--pos"},
       {train + " --checkpoint-every -1", "--checkpoint-every"},

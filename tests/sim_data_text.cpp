@@ -1,6 +1,8 @@
 // The text task: a corpus read into training and held-out documents, windows of T+1 bytes from it,
 // and the errors of a corpus that cannot serve a window.
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -146,4 +148,114 @@ TEST_CASE("the text task's marginal is the training bytes' frequency and it has 
   for (int b = 0; b < 256; ++b)
     CHECK(m[static_cast<std::size_t>(b)] == corpus->train_frequency[static_cast<std::size_t>(b)]);
   CHECK(std::isnan(gen.entropy_floor()));
+}
+
+namespace {
+
+// The training split's byte bigrams, its last byte followed by its first (an independent count).
+std::vector<double> cyclic_bigrams(const Corpus& corpus) {
+  const std::string& s = corpus.train.bytes;
+  std::vector<double> counts(256 * 256, 0.0);
+  for (std::size_t i = 0; i < s.size(); ++i)
+    counts[static_cast<unsigned char>(s[i]) * 256u + static_cast<unsigned char>(s[(i + 1) % s.size()])] += 1.0;
+  return counts;
+}
+
+DataConfig counted_backcopy(const fs::path& corpus, int T, int k) {
+  DataConfig c = text_config(corpus, T);
+  c.task = Task::backcopy;
+  c.bigrams = Bigrams::corpus;
+  c.triggers = k;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("backcopy on corpus bigrams triggers on the k most frequent bytes and otherwise follows the byte bigrams",
+          "[data][text]") {
+  const fs::path dir = make_corpus("bigrams", 120);
+  const auto corpus = load_corpus(dir.string(), 65);
+  const int k = GENERATE(1, 3);
+  const DataGenerator gen(counted_backcopy(dir, 64, k));
+  std::vector<int> by_frequency(256);
+  std::iota(by_frequency.begin(), by_frequency.end(), 0);
+  std::stable_sort(by_frequency.begin(), by_frequency.end(), [&](int a, int b) {
+    return corpus->train_frequency[static_cast<std::size_t>(a)] > corpus->train_frequency[static_cast<std::size_t>(b)];
+  });
+  std::vector<int> expected(by_frequency.begin(), by_frequency.begin() + k);
+  std::sort(expected.begin(), expected.end());
+  REQUIRE(gen.trigger_tokens() == expected);
+
+  const std::vector<double> counts = cyclic_bigrams(*corpus);
+  const int rows = 400, N = gen.row_length();
+  std::vector<std::int32_t> x(static_cast<std::size_t>(rows * N));
+  gen.fill(0, 0, rows, x.data());
+  std::vector<double> seen(256 * 256, 0.0);
+  auto is_trigger = [&](int b) { return std::binary_search(expected.begin(), expected.end(), b); };
+  // A byte the corpus only ever follows by triggers would trap the process: its row is the unigram
+  // law instead (the next test), so its successors are not checked against the counts here.
+  auto traps = [&](int b) {
+    for (int c = 0; c < 256; ++c)
+      if (!is_trigger(c) && counts[static_cast<std::size_t>(b) * 256u + static_cast<std::size_t>(c)] > 0.0)
+        return false;
+    return true;
+  };
+  for (int r = 0; r < rows; ++r) {
+    const std::int32_t* row = &x[static_cast<std::size_t>(r * N)];
+    for (int t = 0; t + 1 < N; ++t) {
+      if (is_trigger(row[t])) {
+        if (t >= 1) REQUIRE(row[t + 1] == row[t - 1]);  // the copy of the byte before the trigger
+        continue;
+      }
+      if (traps(row[t])) continue;
+      // a transition the corpus never makes would be a bug (no smoothing)
+      REQUIRE(counts[static_cast<std::size_t>(row[t]) * 256u + static_cast<std::size_t>(row[t + 1])] > 0.0);
+      seen[static_cast<std::size_t>(row[t]) * 256u + static_cast<std::size_t>(row[t + 1])] += 1.0;
+    }
+  }
+  // The most visited non-trigger byte's successors follow the counted row: each frequency within 5
+  // binomial standard deviations of the corpus's (a false alarm below 1e-6 per successor).
+  int a = -1;
+  double visits = 0.0;
+  for (int b = 0; b < 256; ++b) {
+    const double n = std::accumulate(&seen[static_cast<std::size_t>(b) * 256u],
+                                     &seen[static_cast<std::size_t>(b) * 256u] + 256, 0.0);
+    if (n > visits) visits = n, a = b;
+  }
+  REQUIRE(visits > 1000.0);
+  const double total = std::accumulate(&counts[static_cast<std::size_t>(a) * 256u],
+                                       &counts[static_cast<std::size_t>(a) * 256u] + 256, 0.0);
+  for (int c = 0; c < 256; ++c) {
+    const double p = counts[static_cast<std::size_t>(a) * 256u + static_cast<std::size_t>(c)] / total;
+    if (p == 0.0) continue;
+    CAPTURE(a, c, p);
+    CHECK(std::abs(seen[static_cast<std::size_t>(a) * 256u + static_cast<std::size_t>(c)] / visits - p) <=
+          5.0 * std::sqrt(p * (1.0 - p) / visits));
+  }
+}
+
+TEST_CASE("a byte only ever followed by a trigger does not trap backcopy on corpus bigrams", "[data][text]") {
+  // 'q' occurs only before ' ', the most frequent byte and so the one trigger (every other byte has a
+  // successor that is not ' '): with its counted row, the process would loop "q q q ..." forever once
+  // it reached 'q', and its stationary law would pile up there (q and ' ' would hold all of it). Its row is the unigram
+  // law instead.
+  const fs::path dir = kScratch.fresh_dir("trap");
+  std::string text;
+  for (int i = 0; i < 60; ++i) text += "abq  cdq efg\n%\n";
+  write_text(dir / "f", text);
+  const DataGenerator gen(counted_backcopy(dir, 16, 1));
+  REQUIRE(gen.trigger_tokens() == std::vector<int>{' '});
+  CHECK(gen.marginal()[static_cast<std::size_t>('q')] + gen.marginal()[static_cast<std::size_t>(' ')] < 0.9);
+  CHECK(std::isfinite(gen.entropy_floor()));
+}
+
+TEST_CASE("corpus bigrams need the byte vocabulary", "[data][text]") {
+  DataConfig c = counted_backcopy(make_corpus("bigram_vocab", 40), 8, 2);
+  c.vocab = 64;
+  try {
+    DataGenerator gen(c);
+    FAIL("accepted");
+  } catch (const p0sim::ConfigError& e) {
+    CHECK(e.field == "vocab");
+  }
 }

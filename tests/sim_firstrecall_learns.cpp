@@ -34,7 +34,7 @@ TrainConfig small_firstrecall(std::uint64_t seed, Mask mask) {
   c.batch = 32;
   c.steps = 300;
   c.lr = 3e-3;
-  c.adamw.weight_decay = 0.1;
+  c.optim.weight_decay = 0.1;
   c.clip = 1.0;
   c.seed = seed;
   c.probe.every = 100;

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <tuple>
 #include <vector>
@@ -141,7 +142,7 @@ TEST_CASE("rope backward matches finite differences and rotates NeoX pairs", "[s
 
 TEST_CASE("attention backward matches finite differences for every mask and attention function", "[sim][grad]") {
   const auto mask = GENERATE(MaskKind::causal, MaskKind::full);
-  const auto attn = GENERATE(Attn::softmax, Attn::softmax1, Attn::sigmoid);
+  const auto attn = GENERATE(Attn::softmax, Attn::softmax1, Attn::sigmoid, Attn::relu);
   const bool packed = GENERATE(false, true);  // equal sequences, or packed prefixes of lengths 1,2,3,4
   // Tiny heads and lengths, and the fused kernel's full-width path: head dims 16 and 32 (whole
   // 16-lane chunks) with lengths that are not multiples of its 4-query blocks.
@@ -183,6 +184,24 @@ TEST_CASE("attention backward matches finite differences for every mask and atte
         if (attn == Attn::softmax) CHECK_THAT(row, Catch::Matchers::WithinAbs(1.0, 1e-12));
         if (attn == Attn::softmax1) CHECK(row < 1.0);
       }
+  if (attn == Attn::relu) {
+    // Guo et al.'s form, from q and k directly: relu(q_t.k_j / sqrt(D)) / (keys query t sees)
+    const Index D = C / H;
+    for (const auto& s : seqs)
+      for (Index h = 0; h < H; ++h)
+        for (Index t = 0; t < s.len; ++t) {
+          const Index seen = mask == MaskKind::causal ? t + 1 : s.len;
+          for (Index k = 0; k < seen; ++k) {
+            double score = 0;
+            for (Index d = 0; d < D; ++d)
+              score += qkv[(s.offset + t) * 3 * C + h * D + d] * qkv[(s.offset + k) * 3 * C + C + h * D + d];
+            const double expected =
+                std::max(score / std::sqrt(static_cast<double>(D)), 0.0) / static_cast<double>(seen);
+            CHECK_THAT(att[s.att_offset + h * s.len * s.len + t * s.len + k],
+                       Catch::Matchers::WithinAbs(expected, 1e-12));
+          }
+        }
+  }
   Buf dqkv(N * 3 * C, 0.0);
   attention_backward(dqkv.data(), scratch.data(), R.data(), att.data(), qkv.data(), seqs.data(),
                      static_cast<Index>(seqs.size()), C, H, mask, attn, ws);

@@ -51,7 +51,7 @@ double model_grad_error(const ModelConfig& cfg, int B, std::uint64_t seed) {
 
 TEST_CASE("model gradient matches finite differences for every variant", "[sim][grad][model]") {
   const auto mask = GENERATE(Mask::causal, Mask::bidirectional, Mask::prefix_bidirectional);
-  const auto attn = GENERATE(Attn::softmax, Attn::softmax1, Attn::sigmoid);
+  const auto attn = GENERATE(Attn::softmax, Attn::softmax1, Attn::sigmoid, Attn::relu);
   const auto pos = GENERATE(PosEnc::none, PosEnc::rope, PosEnc::absolute);
   const bool bos = GENERATE(false, true);
   const auto norm = GENERATE(Norm::rms, Norm::layer);

@@ -4,12 +4,15 @@
 
 #include <cmath>
 #include <numeric>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "common/errors.hpp"
 #include "common/rng.hpp"
 #include "sim/gemm.hpp"
 #include "sim/model.hpp"
+#include "sim/optimizer.hpp"
 
 using namespace p0sim::sim;
 using Catch::Matchers::WithinAbs;
@@ -94,6 +97,59 @@ TEST_CASE("init follows DESIGN.md: matrices N(0, 0.02^2), residual projections s
   CHECK_THROWS_AS(m.tensor("nope"), std::out_of_range);
 }
 
+TEST_CASE("torch init follows PyTorch's module defaults: embeddings N(0,1), linear weights U(+-1/sqrt(fan_in))",
+          "[sim][model]") {
+  ModelConfig c = small_config();
+  c.d_model = 64;
+  c.d_ff = 256;
+  c.layers = 2;
+  c.norm = Norm::layer;
+  c.pos = PosEnc::absolute;
+  Model<double> m(c, 1);
+  m.init(5, Init::torch);
+  auto values = [&](const std::string& name) {
+    const auto& t = m.tensor(name);
+    return Eigen::VectorXd(m.params().segment(t.offset, t.size));
+  };
+  auto rms = [](const Eigen::VectorXd& x) { return std::sqrt(x.squaredNorm() / static_cast<double>(x.size())); };
+  // rms of n >= 64*64 draws: relative sd below 1/sqrt(n) * 1.2 <= 2%; 8% is > 4 sd.
+  CHECK_THAT(rms(values("tok_emb")), WithinRel(1.0, 0.08));
+  CHECK_THAT(rms(values("pos_emb")), WithinRel(1.0, 0.08));
+  // U(-b, b) has rms b/sqrt(3) and never leaves [-b, b]; fan_in is the last dimension
+  for (const auto& [name, fan_in] : {std::pair<std::string, double>{"blocks.0.attn.wq", 64},
+                                     {"blocks.1.mlp.w1", 64},
+                                     {"blocks.1.mlp.w2", 256},
+                                     {"lm_head", 64}}) {
+    CAPTURE(name);
+    const Eigen::VectorXd x = values(name);
+    CHECK(x.cwiseAbs().maxCoeff() <= 1.0 / std::sqrt(fan_in));
+    CHECK_THAT(rms(x), WithinRel(1.0 / std::sqrt(3.0 * fan_in), 0.08));
+  }
+  CHECK(values("blocks.0.norm1.weight").isOnes());
+  CHECK(values("blocks.0.norm1.bias").isZero());
+}
+
+TEST_CASE("position 0's value is what causal attention adds at position 0 through W_o", "[sim][model]") {
+  // In layer 0 position 0 attends only to itself, so its attention sublayer adds exactly W_o v_0:
+  // this pins value_at_position0 and the (out, in) layout the value-drain probe reads W_o with.
+  ModelConfig c = small_config();
+  c.heads = 1;
+  const int B = 2, C = c.d_model, P = c.seq_len;
+  Model<double> m(c, B);
+  m.init(8);
+  const auto rows = random_rows(B, c.seq_len, c.vocab, 9);
+  m.forward(rows.data(), B);
+  const auto& wo = m.tensor("blocks.0.attn.wo");
+  const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> w(
+      m.params().data() + wo.offset, C, C);
+  for (int b = 0; b < B; ++b) {
+    const Eigen::Map<const Eigen::VectorXd> v(m.value_at_position0(0, b), C);
+    const Eigen::Map<const Eigen::VectorXd> before(m.hidden(0) + static_cast<long>(b) * P * C, C);
+    const Eigen::Map<const Eigen::VectorXd> after(m.hidden_mid(0) + static_cast<long>(b) * P * C, C);
+    CHECK(((after - before) - w * v).norm() <= 1e-12 * (1.0 + (w * v).norm()));
+  }
+}
+
 TEST_CASE("an untrained model's loss is near ln V", "[sim][model]") {
   ModelConfig c = small_config();
   c.vocab = 64;
@@ -119,9 +175,9 @@ TEST_CASE("the model overfits one small batch", "[sim][model]") {
   for (int b = 0; b < B; ++b) rows[static_cast<std::size_t>(b * (c.seq_len + 1))] = b;
   Model<float> m(c, B);
   m.init(1);
-  AdamWConfig oc;
+  OptimizerConfig oc;
   oc.weight_decay = 0.0;
-  AdamW<float> opt(m.layout(), oc);
+  Optimizer<float> opt(m.layout(), oc);
   const float first = m.forward(rows.data(), B);
   float loss = first;
   for (int step = 0; step < 300; ++step) {
@@ -243,7 +299,7 @@ TEST_CASE("without positions, a row of one repeated token attends exactly unifor
 TEST_CASE("float and double forward and backward agree", "[sim][model]") {
   ModelConfig c = small_config();
   c.pos = PosEnc::rope;
-  c.attn = GENERATE(Attn::softmax, Attn::sigmoid);
+  c.attn = GENERATE(Attn::softmax, Attn::sigmoid, Attn::relu);
   const int B = 3;
   Model<float> mf(c, B);
   Model<double> md(c, B);
@@ -268,7 +324,7 @@ TEST_CASE("training is deterministic: same seed and batches give bit-identical w
   auto run = [&] {
     Model<float> m(c, B);
     m.init(21);
-    AdamW<float> opt(m.layout(), AdamWConfig{});
+    Optimizer<float> opt(m.layout(), OptimizerConfig{});
     for (int s = 0; s < 5; ++s) {
       const auto rows = random_rows(B, c.seq_len, c.vocab, 100 + static_cast<std::uint64_t>(s));
       m.forward(rows.data(), B);

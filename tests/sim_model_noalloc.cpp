@@ -14,6 +14,7 @@
 
 #include "common/rng.hpp"
 #include "sim/model.hpp"
+#include "sim/optimizer.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define P0SIM_COUNT_MALLOC 0
@@ -73,7 +74,7 @@ TEST_CASE("a full training step allocates nothing", "[sim][model][noalloc]") {
   const int B = 4;
   Model<float> m(c, B);
   m.init(1);
-  AdamW<float> opt(m.layout(), AdamWConfig{});
+  Optimizer<float> opt(m.layout(), OptimizerConfig{});
   p0sim::PhiloxStream rng(2, 0);
   std::vector<std::int32_t> rows(static_cast<std::size_t>(B * (c.seq_len + 1)));
   for (auto& r : rows) r = static_cast<std::int32_t>(rng.below(32));
@@ -118,7 +119,7 @@ TEST_CASE("a threaded training step allocates nothing", "[sim][parallel][noalloc
   const int B = 6;
   Model<float> m(c, B);
   m.init(1);
-  AdamW<float> opt(m.layout(), AdamWConfig{});
+  Optimizer<float> opt(m.layout(), OptimizerConfig{});
   ParallelStep step(c, B, 2, 3);  // pool and replicas are built here, before counting
   p0sim::PhiloxStream rng(2, 0);
   std::vector<std::int32_t> rows(static_cast<std::size_t>(B * (c.seq_len + 1)));

@@ -105,6 +105,9 @@ TEST_CASE("a head that puts all its attention on key 0 is counted as a sink, oth
   CHECK_THAT(heads[1].attn_to_0_active, WithinRel(1.0, 1e-12));
   CHECK_THAT(heads[0].attn_to_0, WithinRel(0.25, 1e-12));
   CHECK_THAT(heads[0].attn_to_0_active, WithinAbs(0.0, 1e-12));
+  // the other queries, 0 and 2: head 0 attends to key 0 only from query 0
+  CHECK_THAT(heads[0].attn_to_0_rest, WithinRel(0.5, 1e-12));
+  CHECK_THAT(heads[1].attn_to_0_rest, WithinRel(1.0, 1e-12));
   auto s = sink_metrics(heads, 0.3);
   CHECK_THAT(s.sink_rate, WithinRel(0.5, 1e-12));
   CHECK_THAT(s.attn_to_0, WithinRel(0.625, 1e-12));

@@ -183,7 +183,15 @@ void attention_forward(S* out, S* att, const S* qkv, const Sequence* seqs, Index
           const Index kmax = causal ? t0 + i + 1 : n;
           std::fill(rows + i * np + kmax, rows + i * np + kpad, neg_inf);
         }
-        with_block(nb, [&](auto NB) { attention_probs<S, decltype(NB)::value>(rows, np, kpad, attn); });
+        if (attn == Attn::relu) {
+          // relu(s) / (keys the query sees), as Guo et al.: torch divides, so divide
+          for (int i = 0; i < nb; ++i) {
+            auto x = Eigen::Map<Vec<S>>(rows + i * np, kpad).array();
+            x = x.max(S(0)) / static_cast<S>(causal ? t0 + i + 1 : n);
+          }
+        } else {
+          with_block(nb, [&](auto NB) { attention_probs<S, decltype(NB)::value>(rows, np, kpad, attn); });
+        }
         for (int i = 0; i < nb; ++i) {
           const Index t = t0 + i, kmax = causal ? t + 1 : n;
           std::copy(rows + i * np, rows + i * np + kmax, A + t * n);
@@ -226,7 +234,8 @@ void attention_backward(S* dqkv, S* scratch, const S* dout, const S* att, const 
         with_block(nb, [&](auto NB) {
           dot_rows<S, decltype(NB)::value>(rows, np, dy + t0 * C, C, vT, np, D, round_up(kend, kLane), S(1));
         });
-        // dA -> dS. softmax and softmax1 share the Jacobian diag(a) - a a^T; sigmoid's is a(1-a).
+        // dA -> dS. softmax and softmax1 share the Jacobian diag(a) - a a^T; sigmoid's is a(1-a); relu's
+        // 1/kmax where the score was positive (a > 0).
         for (int i = 0; i < nb; ++i) {
           const Index t = t0 + i, kmax = causal ? t + 1 : n;
           const auto a = Eigen::Map<const Vec<S>>(A + t * n, kmax).array();
@@ -234,6 +243,8 @@ void attention_backward(S* dqkv, S* scratch, const S* dout, const S* att, const 
           auto ds = Eigen::Map<Vec<S>>(dS + t * n, kmax).array();
           if (attn == Attn::sigmoid)
             ds = d * a * (S(1) - a);
+          else if (attn == Attn::relu)
+            ds = (a > S(0)).select(d / static_cast<S>(kmax), S(0));
           else
             ds = a * (d - (a * d).sum());
           std::fill(dS + t * n + kmax, dS + (t + 1) * n, S(0));
