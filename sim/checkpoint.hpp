@@ -14,7 +14,7 @@
 // Payload: the run's fingerprint (the caller's text naming everything that changes what the run
 // computes; a checkpoint of another fingerprint is refused), the finished step count, the RNG streams' positions (data
 // stream 0 at batch index = step; probe stream 1 at its fixed batch 0), wall seconds so far,
-// AdamW's step count, the flat parameters and both moments (float32), the train log and the
+// the optimiser's step count, the flat parameters and its two state buffers (float32), the train log and the
 // probe records so far (raw fields; derived claims are recomputed at the end).
 #include <cstdint>
 #include <filesystem>
@@ -26,7 +26,8 @@
 namespace p0sim::sim {
 
 // 2: probe records keep the query accuracy; 3: the fingerprint is the caller's (the run options');
-// 4: probes keep Sink_1 (per layer and per head) and the massive ratio away from P0.
+// 4: probes keep Sink_1 (per layer and per head) and the massive ratio away from P0; 5: every head
+// metric of kHeadMetrics (attention to 0 from the other queries, |W_o v_0|).
 inline constexpr std::uint32_t kCheckpointVersion = 5;
 
 // The checkpoint directory of a run directory.

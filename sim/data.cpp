@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 #include "common/errors.hpp"
 #include "common/format.hpp"
@@ -89,6 +91,70 @@ void cumulate(const double* p, int n, double* cdf) {
 int sample_cdf(const double* cdf, int n, double u) {
   const double* it = std::upper_bound(cdf, cdf + n, u);
   return static_cast<int>(std::min<std::ptrdiff_t>(it - cdf, n - 1));
+}
+
+// Backcopy on counted bigrams, watched at its non-trigger bytes, moves a -> c (c not a trigger) or
+// returns to a after a trigger. A closed set of bytes there (no way out but through triggers, which
+// lead back) traps the process: a byte only ever followed by triggers (a, trigger, a, ...), or one
+// followed only by itself and triggers, or a larger closed set. The chain must have one recurrent
+// class for its stationary law to be unique. So, until one closed class is left: keep the closed
+// class of the largest unigram mass among those of two or more bytes (the text's own cycle) and give
+// every byte of the other closed classes the unigram law as its row, as a byte that never occurs
+// (that row reaches every byte, so the next round merges them). In the fortunes, two bytes of one
+// UTF-8 character, each occurring once. Returns the bytes whose rows changed.
+std::vector<std::size_t> untrap(std::vector<double>& P, const std::vector<char>& is_trigger,
+                                const std::vector<double>& unigram) {
+  const std::size_t V = unigram.size();
+  auto node = [&](std::size_t a) { return !is_trigger[a] && unigram[a] > 0.0; };
+  std::vector<std::size_t> changed;
+  for (;;) {
+    std::vector<std::vector<char>> reach(V, std::vector<char>(V, 0));  // reach[a][c]: a -> ... -> c
+    for (std::size_t a = 0; a < V; ++a) {
+      if (!node(a)) continue;
+      std::vector<std::size_t> frontier = {a};
+      reach[a][a] = 1;
+      while (!frontier.empty()) {
+        const std::size_t b = frontier.back();
+        frontier.pop_back();
+        for (std::size_t c = 0; c < V; ++c)
+          if (node(c) && !reach[a][c] && P[b * V + c] > 0.0) reach[a][c] = 1, frontier.push_back(c);
+      }
+    }
+    // a lies in a closed class when everything it reaches reaches it back
+    std::vector<char> closed(V, 0);
+    for (std::size_t a = 0; a < V; ++a) {
+      if (!node(a)) continue;
+      closed[a] = 1;
+      for (std::size_t c = 0; c < V && closed[a]; ++c)
+        if (reach[a][c] && !reach[c][a]) closed[a] = 0;
+    }
+    std::size_t keep = V, classes = 0;  // a member of the kept class
+    double keep_mass = -1.0;
+    for (std::size_t a = 0; a < V; ++a) {
+      if (!closed[a]) continue;
+      bool first = true;  // a is its class's lowest byte
+      double mass = 0.0;
+      std::size_t size = 0;
+      for (std::size_t c = 0; c < V; ++c)
+        if (closed[c] && reach[a][c]) {
+          if (c < a) first = false;
+          mass += unigram[c];
+          ++size;
+        }
+      if (!first) continue;
+      ++classes;
+      if (size >= 2 && mass > keep_mass) keep = a, keep_mass = mass;
+    }
+    if (classes <= 1 && keep < V) return changed;
+    bool any = false;
+    for (std::size_t a = 0; a < V; ++a)
+      if (closed[a] && (keep == V || !reach[keep][a])) {
+        std::copy(unigram.begin(), unigram.end(), &P[a * V]);
+        changed.push_back(a);
+        any = true;
+      }
+    if (!any) return changed;
+  }
 }
 
 }  // namespace
@@ -179,16 +245,7 @@ DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
   for (int i = 0; i < config.triggers; ++i)
     is_trigger_[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])] = 1;
   if (counted) {
-    // A byte only ever followed by triggers would trap the process (a, trigger, a, trigger, ...): in
-    // the fortunes, two bytes of one UTF-8 character each occurring once. Such a row becomes the
-    // unigram law, as a byte that never occurs.
-    for (std::size_t a = 0; a < Vs; ++a) {
-      if (is_trigger_[a]) continue;
-      double free_mass = 0.0;
-      for (std::size_t c = 0; c < Vs; ++c)
-        if (!is_trigger_[c]) free_mass += transition_[a * Vs + c];
-      if (free_mass > 0.0) continue;
-      std::copy(stationary_.begin(), stationary_.end(), &transition_[a * Vs]);  // still the unigram law here
+    for (const std::size_t a : untrap(transition_, is_trigger_, stationary_)) {  // still the unigram law here
       cumulate(&transition_[a * Vs], V, &row_cdf_[a * Vs]);
       row_entropy[a] = entropy_of(&transition_[a * Vs], V);
     }
@@ -568,6 +625,14 @@ double DataGenerator::entropy_floor(bool bos) const {
   if (!bos) return entropy_floor();
   const double T = config_.seq_len;
   return (T * entropy_floor() + entropy_of(stationary_.data(), config_.vocab)) / (T + 1.0);
+}
+
+std::vector<double> DataGenerator::transition_row(int a) const {
+  const auto V = static_cast<std::size_t>(config_.vocab);
+  if (transition_.empty() || a < 0 || static_cast<std::size_t>(a) >= V)
+    throw std::out_of_range("transition_row: no bigram row " + std::to_string(a) + " in this task");
+  return {transition_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(a) * V),
+          transition_.begin() + static_cast<std::ptrdiff_t>((static_cast<std::size_t>(a) + 1) * V)};
 }
 
 std::vector<int> DataGenerator::trigger_tokens() const {

@@ -118,6 +118,8 @@ class DataGenerator {
   double entropy_floor(bool bos) const;
   // The trigger tokens of backcopy and firstrecall (ascending), empty for other tasks.
   std::vector<int> trigger_tokens() const;
+  // Row a of markov's and backcopy's bigram matrix, P(next = c | a) for c in 0..V-1.
+  std::vector<double> transition_row(int a) const;
 
   // lookup's vocabulary layout, in this order from token 0:
   //   values v            0 .. Nv-1

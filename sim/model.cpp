@@ -443,11 +443,13 @@ const Scalar* Model<Scalar>::hidden_mid(int l) const {
   return (m.prefix ? m.a.gathered.mid[l] : m.a.blocks[l].mid).data();
 }
 template <typename Scalar>
-const Scalar* Model<Scalar>::value_at_position0(int l, int b) const {
+const Scalar* Model<Scalar>::value_at_position0(int l, int b, int pass) const {
   const Impl& m = *impl_;
   if (l < 0 || l >= m.L) throw std::out_of_range("value_at_position0: layer index " + std::to_string(l));
   if (b < 0 || b >= m.batch) throw std::out_of_range("value_at_position0: row " + std::to_string(b));
-  const Index col = m.seqs[static_cast<std::size_t>(m.prefix ? b * m.P : b)].offset;  // (3C,N): q; k; v
+  if (pass < 0 || pass >= m.P) throw std::out_of_range("value_at_position0: pass " + std::to_string(pass));
+  const Index seq = m.prefix ? b * m.P + pass : b;
+  const Index col = m.seqs[static_cast<std::size_t>(seq)].offset;  // (3C,N): q; k; v
   return m.a.blocks[l].qkv.data() + col * 3 * m.C + 2 * m.C;
 }
 template <typename Scalar>

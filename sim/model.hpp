@@ -91,9 +91,11 @@ class Model {
   const Scalar* hidden_mid(int l) const;  // l in 0..L-1: after block l's attention sublayer, (B,P,C)
   const Scalar* attention(int l) const;   // l in 0..L-1: (B,H,P,P), row = query, column = key, 0 where masked
   // Block l's value vector at position 0 of row b, (C) heads concatenated (after the norm and wv).
-  const Scalar* value_at_position0(int l, int b) const;
-  // prefix-bidirectional: position t's values (hidden, attention row, logits, position 0's value) are
-  // those of the pass over the prefix 0..t, the pass that predicts token t+1.
+  // prefix-bidirectional: in the pass over the prefix 0..pass (position 0 differs between passes);
+  // `pass` is ignored under the other masks, where position 0 is one column.
+  const Scalar* value_at_position0(int l, int b, int pass = 0) const;
+  // prefix-bidirectional: position t's values (hidden, attention row, logits) are those of the pass
+  // over the prefix 0..t, the pass that predicts token t+1.
 
   // Ablations, for evaluation only (backward() refuses while one is set): from the next forward on,
   // replace block `layer`'s head `head` output (its D rows of the attention output, before wo) or,

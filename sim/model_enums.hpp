@@ -19,9 +19,6 @@ enum class Act { gelu, relu, count };
 // U(-1/sqrt(fan_in), 1/sqrt(fan_in))); norm gains 1 and biases 0 in both.
 enum class Init { gpt2, torch, count };
 
-// Attention whose rows need not sum to one: probes read it through the row-normalised |A| proxy.
-inline bool unnormalised(Attn a) { return a == Attn::sigmoid || a == Attn::relu; }
-
 constexpr std::array<std::string_view, 3> enum_names_of(Mask) {
   return {"causal", "bidirectional", "prefix-bidirectional"};
 }

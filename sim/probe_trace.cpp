@@ -90,7 +90,9 @@ ProbeRecord Prober::probe(const Model<float>& trained, int step) {
   r.query_accuracy = r.query_scored > 0 ? static_cast<double>(query_hit) / static_cast<double>(r.query_scored) : kNaN;
 
   // Sigmoid attention is unnormalised: its metrics use the row-normalised |A| proxy (DESIGN.md 5).
-  const bool proxy = unnormalised(mc.attn);
+  // ReLU attention is read as it is (its rows already divided by the keys they see), as Guo et al.
+  // read it: the proxy would make a row whose one positive score is tiny a perfect sink.
+  const bool proxy = mc.attn == Attn::sigmoid;
   const bool has_active = r.scored > 0;
   r.layers.resize(static_cast<std::size_t>(L));
   for (int l = 0; l < L; ++l) {
@@ -103,16 +105,18 @@ ProbeRecord Prober::probe(const Model<float>& trained, int step) {
     // The value drain: what each head writes when it attends to position 0 alone, |W_o,h v_0,h|.
     const auto wo = model_.params().segment(model_.tensor("blocks." + std::to_string(l) + ".attn.wo").offset, C * C);
     const int D = C / H;
+    // prefix-bidirectional: position 0 is another vector in each pass, so average over the passes.
+    const int passes = mc.mask == Mask::prefix_bidirectional ? P : 1;
+    // wo is (out, in) row-major: head h's inputs are columns h*D..h*D+D-1
+    const Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> w(wo.data(), C, C);
     for (int h = 0; h < H; ++h) {
       double total = 0.0;
-      for (int n = 0; n < N; ++n) {
-        const Eigen::Map<const Eigen::VectorXf> v(model_.value_at_position0(l, n) + h * D, D);
-        // wo is (out, in) row-major: head h's inputs are columns h*D..h*D+D-1
-        const Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> w(wo.data(), C,
-                                                                                                        C);
-        total += static_cast<double>((w.middleCols(h * D, D) * v).norm());
-      }
-      lp.heads[static_cast<std::size_t>(h)].value_out_norm_0 = total / N;
+      for (int n = 0; n < N; ++n)
+        for (int pass = 0; pass < passes; ++pass) {
+          const Eigen::Map<const Eigen::VectorXf> v(model_.value_at_position0(l, n, pass) + h * D, D);
+          total += static_cast<double>((w.middleCols(h * D, D) * v).norm());
+        }
+      lp.heads[static_cast<std::size_t>(h)].value_out_norm_0 = total / (static_cast<double>(N) * passes);
     }
   }
   return r;

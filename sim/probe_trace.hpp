@@ -97,8 +97,7 @@ Emergence analyse_trace(std::vector<ProbeRecord>& trace, const ProbeConfig& c, T
 //   p1_norm_ratio, p0_cos, massive_ratio; the same after its attention sublayer with a mid_
 //   prefix; sink_rate, attn_to_0, attn_to_1 (means over the layer's heads); the probe batch's loss,
 //   accuracy, first_accuracy (empty when undefined) and the probe's stage.
-// heads.csv, one row per (step, layer, head): attn_to_0, attn_to_1, attn_to_0_active (over the
-//   task's active queries; empty when the task has none).
+// heads.csv, one row per (step, layer, head): the columns of kHeadMetrics (sim/probes.hpp).
 void write_trace_csv(const std::filesystem::path& path, const std::vector<ProbeRecord>& trace);
 void write_heads_csv(const std::filesystem::path& path, const std::vector<ProbeRecord>& trace);
 // The "probe" section of summary.json.

@@ -192,14 +192,28 @@ TEST_CASE("backcopy on corpus bigrams triggers on the k most frequent bytes and 
   gen.fill(0, 0, rows, x.data());
   std::vector<double> seen(256 * 256, 0.0);
   auto is_trigger = [&](int b) { return std::binary_search(expected.begin(), expected.end(), b); };
-  // A byte the corpus only ever follows by triggers would trap the process: its row is the unigram
-  // law instead (the next test), so its successors are not checked against the counts here.
-  auto traps = [&](int b) {
-    for (int c = 0; c < 256; ++c)
-      if (!is_trigger(c) && counts[static_cast<std::size_t>(b) * 256u + static_cast<std::size_t>(c)] > 0.0)
-        return false;
-    return true;
-  };
+  // Each row is the corpus's counted row, or, for a byte that would trap the process (the next
+  // tests), the unigram law; the few replaced rows are not checked against the counts below.
+  std::vector<char> replaced(256, 0);
+  int occurring = 0, replacements = 0;
+  for (int a = 0; a < 256; ++a) {
+    const auto as = static_cast<std::size_t>(a);
+    const double total = std::accumulate(&counts[as * 256u], &counts[as * 256u] + 256, 0.0);
+    if (total == 0.0 || is_trigger(a)) continue;
+    ++occurring;
+    const std::vector<double> row = gen.transition_row(a);
+    bool counted = true, unigram = true;
+    for (std::size_t c = 0; c < 256; ++c) {
+      counted = counted && std::abs(row[c] - counts[as * 256u + c] / total) <= 1e-12;
+      unigram = unigram && row[c] == corpus->train_frequency[c];
+    }
+    CAPTURE(a);
+    REQUIRE((counted || unigram));
+    replaced[as] = !counted;
+    replacements += !counted;
+  }
+  CHECK(replacements < occurring);
+  auto traps = [&](int b) { return replaced[static_cast<std::size_t>(b)] != 0; };
   for (int r = 0; r < rows; ++r) {
     const std::int32_t* row = &x[static_cast<std::size_t>(r * N)];
     for (int t = 0; t + 1 < N; ++t) {
@@ -234,6 +248,18 @@ TEST_CASE("backcopy on corpus bigrams triggers on the k most frequent bytes and 
   }
 }
 
+TEST_CASE("a byte only ever followed by itself or a trigger does not trap backcopy on corpus bigrams", "[data][text]") {
+  // '=' is followed only by '=' or ' ' (the one trigger): watched at non-triggers, the process would
+  // stay on '=' forever once there, without the unigram row.
+  const fs::path dir = kScratch.fresh_dir("trap_self");
+  std::string text;
+  for (int i = 0; i < 60; ++i) text += "ab==     cd== efg\n%\n";
+  write_text(dir / "f", text);
+  const DataGenerator gen(counted_backcopy(dir, 16, 1));
+  REQUIRE(gen.trigger_tokens() == std::vector<int>{' '});
+  CHECK(gen.marginal()[static_cast<std::size_t>('=')] + gen.marginal()[static_cast<std::size_t>(' ')] < 0.9);
+}
+
 TEST_CASE("a byte only ever followed by a trigger does not trap backcopy on corpus bigrams", "[data][text]") {
   // 'q' occurs only before ' ', the most frequent byte and so the one trigger (every other byte has a
   // successor that is not ' '): with its counted row, the process would loop "q q q ..." forever once
@@ -258,4 +284,26 @@ TEST_CASE("corpus bigrams need the byte vocabulary", "[data][text]") {
   } catch (const p0sim::ConfigError& e) {
     CHECK(e.field == "vocab");
   }
+}
+
+TEST_CASE("on Debian's fortunes the k = 3 triggers are space, e and t, and two rare bytes are untrapped",
+          "[data][text]") {
+  // Guo et al.'s triggers on tiny Shakespeare are the same three characters. The two bytes of one
+  // UTF-8 character that occurs once (0x9f, 0xa9) are followed only by triggers: their rows
+  // become the unigram law; every other occurring byte keeps its counted row.
+  const std::string fortunes = "/usr/share/games/fortunes";  // installed by scripts/install-deps.sh
+  REQUIRE(fs::is_directory(fortunes));
+  DataConfig c = text_config(fortunes, 255);
+  c.task = Task::backcopy;
+  c.bigrams = Bigrams::corpus;
+  c.triggers = 3;
+  const DataGenerator gen(c);
+  CHECK(gen.trigger_tokens() == std::vector<int>{' ', 'e', 't'});
+  const auto corpus = load_corpus(fortunes, 256);
+  std::vector<int> replaced;
+  for (int a = 0; a < 256; ++a)
+    if (corpus->train_frequency[static_cast<std::size_t>(a)] > 0.0 && a != ' ' && a != 'e' && a != 't' &&
+        gen.transition_row(a) == std::vector<double>(corpus->train_frequency.begin(), corpus->train_frequency.end()))
+      replaced.push_back(a);
+  CHECK(replaced == std::vector<int>{0x9f, 0xa9});
 }

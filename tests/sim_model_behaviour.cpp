@@ -150,6 +150,27 @@ TEST_CASE("position 0's value is what causal attention adds at position 0 throug
   }
 }
 
+TEST_CASE("prefix-bidirectional position 0's value is read from the pass asked for", "[sim][model]") {
+  ModelConfig c = small_config();
+  c.mask = Mask::prefix_bidirectional;
+  const int B = 2, C = c.d_model, P = c.seq_len;
+  Model<double> m(c, B);
+  m.init(8);
+  const auto rows = random_rows(B, c.seq_len, c.vocab, 9);
+  m.forward(rows.data(), B);
+  for (int b = 0; b < B; ++b) {
+    // layer 0: position 0's value is its own token's, the same in every pass
+    const Eigen::Map<const Eigen::VectorXd> first(m.value_at_position0(0, b, 0), C);
+    const Eigen::Map<const Eigen::VectorXd> last(m.value_at_position0(0, b, P - 1), C);
+    CHECK(first == last);
+    // layer 1: in the pass over 0..P-1 position 0 has attended to the later tokens, in pass 0 to none
+    const Eigen::Map<const Eigen::VectorXd> alone(m.value_at_position0(1, b, 0), C);
+    const Eigen::Map<const Eigen::VectorXd> mixed(m.value_at_position0(1, b, P - 1), C);
+    CHECK((alone - mixed).norm() > 1e-6 * alone.norm());
+  }
+  CHECK_THROWS_AS(m.value_at_position0(0, 0, P), std::out_of_range);
+}
+
 TEST_CASE("an untrained model's loss is near ln V", "[sim][model]") {
   ModelConfig c = small_config();
   c.vocab = 64;
