@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
-# The main job: installs packages if missing, builds, and runs the headline experiment on its
-# default config (configs/p0sink.toml: firstrecall, causal NoPE/no-BOS vs its controls, 3 seeds,
-# verdict with Student-t intervals and Welch tests), plots it, and runs the cone-model theory that
-# explains the asymmetry (configs/theory_cone.toml). Results go to a new directory under out/
-# (never over earlier results).
+# The main job: installs packages if missing, builds the p0sim binary (only what it runs), and runs
+# the headline experiment on its default config (configs/p0sink.toml: firstrecall, causal
+# NoPE/no-BOS vs its controls, 3 seeds, verdict with Student-t intervals and Welch tests), plots it,
+# and runs the cone-model theory that explains the asymmetry (configs/theory_cone.toml). Results go
+# to a new directory under out/ (never over earlier results); the last lines are the verdict.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
-./scripts/build.sh
+./scripts/build.sh p0sim
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 out="out/p0sink-$stamp"
 mkdir -p out
-./build/p0sim experiment --config configs/p0sink.toml --seeds 3 --threads "$(nproc)" --out "$out"
-./build/p0sim plot "$out"
+./build/p0sim experiment --config configs/p0sink.toml --seeds 3 --threads "$(nproc)" --out "$out" |
+  tee "$out.verdict.txt"
+mv "$out.verdict.txt" "$out/verdict.txt"
+./build/p0sim plot "$out" > "$out/plots.txt"
 mkdir -p "$out/theory"
-./build/p0sim theory cone --config configs/theory_cone.toml --threads "$(nproc)" --out "$out/theory/cone.csv"
-echo "results: $out (verdict.json, results.csv, ablations.csv, plots/; theory/cone.csv)"
+./build/p0sim theory cone --config configs/theory_cone.toml --threads "$(nproc)" --out "$out/theory/cone.csv" \
+  > "$out/theory/cone.txt"
+echo
+echo "theory: the cone model's table is in $out/theory/cone.txt (and cone.csv)"
+echo "plots: $out/plots/ ($(ls "$out/plots" | wc -l) PNG files)"
+# The verdict last, so it is what the screen ends with.
+sed -n '/^claims/,/^wrote/p' "$out/verdict.txt" | grep -v '^wrote'
+echo "results: $out (verdict.json, verdict.txt, results.csv, ablations.csv, plots/, theory/)"
