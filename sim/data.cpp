@@ -12,6 +12,7 @@
 #include "common/format.hpp"
 #include "common/rng.hpp"
 #include "sim/corpus.hpp"
+#include "sim/corpus_bigrams.hpp"
 
 namespace p0sim::sim {
 
@@ -93,70 +94,6 @@ int sample_cdf(const double* cdf, int n, double u) {
   return static_cast<int>(std::min<std::ptrdiff_t>(it - cdf, n - 1));
 }
 
-// Backcopy on counted bigrams, watched at its non-trigger bytes, moves a -> c (c not a trigger) or
-// returns to a after a trigger. A closed set of bytes there (no way out but through triggers, which
-// lead back) traps the process: a byte only ever followed by triggers (a, trigger, a, ...), or one
-// followed only by itself and triggers, or a larger closed set. The chain must have one recurrent
-// class for its stationary law to be unique. So, until one closed class is left: keep the closed
-// class of the largest unigram mass among those of two or more bytes (the text's own cycle) and give
-// every byte of the other closed classes the unigram law as its row, as a byte that never occurs
-// (that row reaches every byte, so the next round merges them). In the fortunes, two bytes of one
-// UTF-8 character, each occurring once. Returns the bytes whose rows changed.
-std::vector<std::size_t> untrap(std::vector<double>& P, const std::vector<char>& is_trigger,
-                                const std::vector<double>& unigram) {
-  const std::size_t V = unigram.size();
-  auto node = [&](std::size_t a) { return !is_trigger[a] && unigram[a] > 0.0; };
-  std::vector<std::size_t> changed;
-  for (;;) {
-    std::vector<std::vector<char>> reach(V, std::vector<char>(V, 0));  // reach[a][c]: a -> ... -> c
-    for (std::size_t a = 0; a < V; ++a) {
-      if (!node(a)) continue;
-      std::vector<std::size_t> frontier = {a};
-      reach[a][a] = 1;
-      while (!frontier.empty()) {
-        const std::size_t b = frontier.back();
-        frontier.pop_back();
-        for (std::size_t c = 0; c < V; ++c)
-          if (node(c) && !reach[a][c] && P[b * V + c] > 0.0) reach[a][c] = 1, frontier.push_back(c);
-      }
-    }
-    // a lies in a closed class when everything it reaches reaches it back
-    std::vector<char> closed(V, 0);
-    for (std::size_t a = 0; a < V; ++a) {
-      if (!node(a)) continue;
-      closed[a] = 1;
-      for (std::size_t c = 0; c < V && closed[a]; ++c)
-        if (reach[a][c] && !reach[c][a]) closed[a] = 0;
-    }
-    std::size_t keep = V, classes = 0;  // a member of the kept class
-    double keep_mass = -1.0;
-    for (std::size_t a = 0; a < V; ++a) {
-      if (!closed[a]) continue;
-      bool first = true;  // a is its class's lowest byte
-      double mass = 0.0;
-      std::size_t size = 0;
-      for (std::size_t c = 0; c < V; ++c)
-        if (closed[c] && reach[a][c]) {
-          if (c < a) first = false;
-          mass += unigram[c];
-          ++size;
-        }
-      if (!first) continue;
-      ++classes;
-      if (size >= 2 && mass > keep_mass) keep = a, keep_mass = mass;
-    }
-    if (classes <= 1 && keep < V) return changed;
-    bool any = false;
-    for (std::size_t a = 0; a < V; ++a)
-      if (closed[a] && (keep == V || !reach[keep][a])) {
-        std::copy(unigram.begin(), unigram.end(), &P[a * V]);
-        changed.push_back(a);
-        any = true;
-      }
-    if (!any) return changed;
-  }
-}
-
 }  // namespace
 
 DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
@@ -201,7 +138,11 @@ DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
   PhiloxStream rng(derive_seed(config.seed, "markov-transition", 0), 0);
   transition_.resize(Vs * Vs);
   std::vector<double> logg(Vs);
-  if (counted) count_bigrams(*load_corpus(config.corpus, static_cast<std::size_t>(row_length())));
+  if (counted) {
+    const auto corpus = load_corpus(config.corpus, static_cast<std::size_t>(row_length()));
+    stationary_.assign(corpus->train_frequency.begin(), corpus->train_frequency.end());
+    transition_ = count_bigrams(*corpus);
+  }
   for (int i = 0; i < V && !counted; ++i) {
     for (auto& g : logg) g = log_gamma_variate(rng, config.markov_alpha);
     const double top = *std::max_element(logg.begin(), logg.end());
@@ -304,25 +245,6 @@ DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
     if (!is_trigger_[g] || stationary_[g] <= 0.0) continue;
     for (std::size_t a = 0; a < Vs; ++a) cond[a] = pair[a * Vs + g] / stationary_[g];
     first_extra_ += stationary_[g] * entropy_of(cond.data(), V);
-  }
-}
-
-// The training split read as one cyclic stream of bytes (its last byte followed by its first, so every byte that
-// occurs leads somewhere and the chain over them is irreducible); a byte that never occurs gets the unigram law as
-// its row (never reached from an occurring byte). stationary_ holds the unigram law until the chain's own replaces it.
-void DataGenerator::count_bigrams(const Corpus& corpus) {
-  const std::string& bytes = corpus.train.bytes;
-  const std::size_t V = kTextVocab;
-  std::vector<double> counts(V * V, 0.0);
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    const auto a = static_cast<unsigned char>(bytes[i]), b = static_cast<unsigned char>(bytes[(i + 1) % bytes.size()]);
-    counts[a * V + b] += 1.0;
-  }
-  stationary_.assign(corpus.train_frequency.begin(), corpus.train_frequency.end());
-  for (std::size_t a = 0; a < V; ++a) {
-    double* row = &transition_[a * V];
-    const double total = std::accumulate(&counts[a * V], &counts[a * V] + V, 0.0);
-    for (std::size_t b = 0; b < V; ++b) row[b] = total > 0.0 ? counts[a * V + b] / total : stationary_[b];
   }
 }
 

@@ -134,7 +134,6 @@ class DataGenerator {
  private:
   void init_firstrecall();
   void init_lookup();
-  void count_bigrams(const Corpus& corpus);  // bigrams = corpus: transition_ and the unigram law
   void fill_firstrecall(PhiloxStream& rng, std::int32_t* x, Kind* kind) const;  // also backcopy-indep
   void fill_lookup(PhiloxStream& rng, std::int32_t* x, Kind* kind) const;       // also firstrecall-lookup
   void fill_text(std::uint64_t stream, PhiloxStream& rng, std::int32_t* x, Kind* kind) const;
