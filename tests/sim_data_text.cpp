@@ -248,30 +248,22 @@ TEST_CASE("backcopy on corpus bigrams triggers on the k most frequent bytes and 
   }
 }
 
-TEST_CASE("a byte only ever followed by itself or a trigger does not trap backcopy on corpus bigrams", "[data][text]") {
-  // '=' is followed only by '=' or ' ' (the one trigger): watched at non-triggers, the process would
-  // stay on '=' forever once there, without the unigram row.
-  const fs::path dir = kScratch.fresh_dir("trap_self");
-  std::string text;
-  for (int i = 0; i < 60; ++i) text += "ab==     cd== efg\n%\n";
-  write_text(dir / "f", text);
+TEST_CASE("a byte followed only by triggers, or by itself and triggers, does not trap backcopy on corpus bigrams",
+          "[data][text]") {
+  // ' ' is the most frequent byte and so the one trigger. 'q' occurs only before ' '; '=' only
+  // before '=' or ' '. Watched at non-triggers, the process would stay on that byte forever once
+  // there ("q q q ...", "= = ="), and its stationary law would pile up on it and ' ' (all of it).
+  // Its row is the unigram law instead.
+  const auto [name, text, trapped] = GENERATE(table<std::string, std::string, char>(
+      {{"trap_trigger", "abq  cdq efg\n%\n", 'q'}, {"trap_self", "ab==     cd== efg\n%\n", '='}}));
+  CAPTURE(name);
+  const fs::path dir = kScratch.fresh_dir(name);
+  std::string corpus;
+  for (int i = 0; i < 60; ++i) corpus += text;
+  write_text(dir / "f", corpus);
   const DataGenerator gen(counted_backcopy(dir, 16, 1));
   REQUIRE(gen.trigger_tokens() == std::vector<int>{' '});
-  CHECK(gen.marginal()[static_cast<std::size_t>('=')] + gen.marginal()[static_cast<std::size_t>(' ')] < 0.9);
-}
-
-TEST_CASE("a byte only ever followed by a trigger does not trap backcopy on corpus bigrams", "[data][text]") {
-  // 'q' occurs only before ' ', the most frequent byte and so the one trigger (every other byte has a
-  // successor that is not ' '): with its counted row, the process would loop "q q q ..." forever once
-  // it reached 'q', and its stationary law would pile up there (q and ' ' would hold all of it). Its row is the unigram
-  // law instead.
-  const fs::path dir = kScratch.fresh_dir("trap");
-  std::string text;
-  for (int i = 0; i < 60; ++i) text += "abq  cdq efg\n%\n";
-  write_text(dir / "f", text);
-  const DataGenerator gen(counted_backcopy(dir, 16, 1));
-  REQUIRE(gen.trigger_tokens() == std::vector<int>{' '});
-  CHECK(gen.marginal()[static_cast<std::size_t>('q')] + gen.marginal()[static_cast<std::size_t>(' ')] < 0.9);
+  CHECK(gen.marginal()[static_cast<std::size_t>(trapped)] + gen.marginal()[static_cast<std::size_t>(' ')] < 0.9);
   CHECK(std::isfinite(gen.entropy_floor()));
 }
 
