@@ -35,6 +35,7 @@ int run_main(int argc, char** argv) {
   add_experiment_command(app);
   add_plot_command(app);
   add_sweep_commands(app);
+  add_report_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -89,6 +89,12 @@ void AtomicFile::commit() {
   fsync_path(parent_or_dot(target_));
 }
 
+std::string read_text_file(const std::filesystem::path& path, const std::string& option) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(option, "cannot read '" + path.string() + "'");
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 void write_file_atomic(const fs::path& path, const std::string& content) {
   AtomicFile file(path);
   file.stream().write(content.data(), static_cast<std::streamsize>(content.size()));

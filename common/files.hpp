@@ -16,6 +16,9 @@ void check_output_file(const std::string& option, const std::filesystem::path& p
 // or `allow_existing` is true.
 void prepare_output_dir(const std::string& option, const std::filesystem::path& dir, bool allow_existing);
 
+// The whole file; a missing or unreadable one is a UsageError naming `option` and the file.
+std::string read_text_file(const std::filesystem::path& path, const std::string& option);
+
 // Writes `content` to `path` atomically (temp file, fsync, rename). Throws RunError on I/O failure.
 void write_file_atomic(const std::filesystem::path& path, const std::string& content);
 

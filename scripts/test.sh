@@ -7,8 +7,11 @@ cd "$(dirname "$0")/.."
 # and cost CI a minute of compiling; scripts/build.sh (the main job's build) builds them.
 cmake --preset release >/dev/null
 targets=(p0sim test_theory test_sim test_study test_cli)
-# p0sim-mpi exists where CMake found OpenMPI (scripts/install-deps.sh installs it).
-if cmake --build --preset release --target help | grep 'p0sim-mpi' >/dev/null; then targets+=(p0sim-mpi); fi
+# p0sim-mpi exists where CMake found OpenMPI, the Python module where it found Python's headers
+# and pybind11 (scripts/install-deps.sh installs all three).
+for optional in p0sim-mpi p0sim_python; do
+  if cmake --build --preset release --target help | grep -w "$optional" >/dev/null; then targets+=("$optional"); fi
+done
 cmake --build --preset release --target "${targets[@]}"
 ctest --preset release
 # The engine's promise across CPUs: the golden runs under emulated Intel and AMD CPUs.

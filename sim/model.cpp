@@ -491,6 +491,16 @@ std::vector<Scalar> Model<Scalar>::mean_component_output(int layer, int head) co
   return {mean.data(), mean.data() + mean.size()};
 }
 
+template <typename Scalar>
+const ActivationViews<Scalar>& Model<Scalar>::activation_views() const {
+  return impl_->a;
+}
+
+template <typename Scalar>
+const ParamViews<Scalar>& Model<Scalar>::param_views() const {
+  return impl_->p;
+}
+
 template class Model<float>;
 template class Model<double>;
 

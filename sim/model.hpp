@@ -15,6 +15,11 @@
 
 namespace p0sim::sim {
 
+template <typename S>
+struct ParamViews;  // sim/model_views.hpp
+template <typename S>
+class ActivationViews;
+
 struct ModelConfig {
   int vocab = 64;    // V
   int d_model = 64;  // C
@@ -96,6 +101,11 @@ class Model {
   const Scalar* value_at_position0(int l, int b, int pass = 0) const;
   // prefix-bidirectional: position t's values (hidden, attention row, logits) are those of the pass
   // over the prefix 0..t, the pass that predicts token t+1.
+
+  // Every named activation of the last forward and every named parameter (sim/model_views.hpp), for
+  // readers that want them all (the Python module's activation cache). Valid until the next forward.
+  const ActivationViews<Scalar>& activation_views() const;
+  const ParamViews<Scalar>& param_views() const;
 
   // Ablations, for evaluation only (backward() refuses while one is set): from the next forward on,
   // replace block `layer`'s head `head` output (its D rows of the attention output, before wo) or,

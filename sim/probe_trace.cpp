@@ -36,6 +36,37 @@ void validate(const ProbeConfig& c) {
     throw ConfigError("emerge_ratio", "must be a finite number > 0, got " + fmt17(c.emerge_ratio));
 }
 
+LayerProbe probe_layer(const Model<float>& model, int l, const std::vector<char>* active, double sink_eps) {
+  const ModelConfig& mc = model.config();
+  const int N = model.last_batch(), P = mc.positions(), C = mc.d_model, H = mc.heads;
+  // Sigmoid attention is unnormalised: its metrics use the row-normalised |A| proxy (DESIGN.md 5).
+  // ReLU attention is read as it is (its rows already divided by the keys they see), as Guo et al.
+  // read it: the proxy would make a row whose one positive score is tiny a perfect sink.
+  const bool proxy = mc.attn == Attn::sigmoid;
+  LayerProbe lp;
+  lp.state = state_metrics(model.hidden(l + 1), N, P, C);                           // (N,P,C)
+  lp.mid = state_metrics(model.hidden_mid(l), N, P, C);                             // (N,P,C)
+  lp.heads = head_attention(model.attention(l), N, H, P, proxy, active, sink_eps);  // (N,H,P,P)
+  lp.sink = sink_metrics(lp.heads, sink_eps);
+  // The value drain: what each head writes when it attends to position 0 alone, |W_o,h v_0,h|.
+  const auto wo = model.params().segment(model.tensor("blocks." + std::to_string(l) + ".attn.wo").offset, C * C);
+  const int D = C / H;
+  // prefix-bidirectional: position 0 is another vector in each pass, so average over the passes.
+  const int passes = mc.mask == Mask::prefix_bidirectional ? P : 1;
+  // wo is (out, in) row-major: head h's inputs are columns h*D..h*D+D-1
+  const Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> w(wo.data(), C, C);
+  for (int h = 0; h < H; ++h) {
+    double total = 0.0;
+    for (int n = 0; n < N; ++n)
+      for (int pass = 0; pass < passes; ++pass) {
+        const Eigen::Map<const Eigen::VectorXf> v(model.value_at_position0(l, n, pass) + h * D, D);
+        total += static_cast<double>((w.middleCols(h * D, D) * v).norm());
+      }
+    lp.heads[static_cast<std::size_t>(h)].value_out_norm_0 = total / (static_cast<double>(N) * passes);
+  }
+  return lp;
+}
+
 Prober::Prober(const ModelConfig& model, const DataGenerator& data, const ProbeConfig& config)
     : config_(config), task_(data.config().task), model_(model, config.batch) {
   validate(config);
@@ -56,7 +87,7 @@ Prober::Prober(const ModelConfig& model, const DataGenerator& data, const ProbeC
 
 ProbeRecord Prober::probe(const Model<float>& trained, int step) {
   const ModelConfig& mc = model_.config();
-  const int N = config_.batch, T = mc.seq_len, P = mc.positions(), C = mc.d_model, H = mc.heads, L = mc.layers;
+  const int N = config_.batch, T = mc.seq_len, P = mc.positions(), L = mc.layers;
   const int V = mc.vocab, bos = mc.bos ? 1 : 0, row_len = T + 1;
   model_.params() = trained.params();
   ProbeRecord r;
@@ -89,36 +120,9 @@ ProbeRecord Prober::probe(const Model<float>& trained, int step) {
   r.first_accuracy = r.first_scored > 0 ? static_cast<double>(first_hit) / static_cast<double>(r.first_scored) : kNaN;
   r.query_accuracy = r.query_scored > 0 ? static_cast<double>(query_hit) / static_cast<double>(r.query_scored) : kNaN;
 
-  // Sigmoid attention is unnormalised: its metrics use the row-normalised |A| proxy (DESIGN.md 5).
-  // ReLU attention is read as it is (its rows already divided by the keys they see), as Guo et al.
-  // read it: the proxy would make a row whose one positive score is tiny a perfect sink.
-  const bool proxy = mc.attn == Attn::sigmoid;
-  const bool has_active = r.scored > 0;
   r.layers.resize(static_cast<std::size_t>(L));
-  for (int l = 0; l < L; ++l) {
-    LayerProbe& lp = r.layers[static_cast<std::size_t>(l)];
-    lp.state = state_metrics(model_.hidden(l + 1), N, P, C);  // (N,P,C)
-    lp.mid = state_metrics(model_.hidden_mid(l), N, P, C);    // (N,P,C)
-    lp.heads = head_attention(model_.attention(l), N, H, P, proxy, has_active ? &active_ : nullptr,
-                              config_.sink_eps);  // (N,H,P,P)
-    lp.sink = sink_metrics(lp.heads, config_.sink_eps);
-    // The value drain: what each head writes when it attends to position 0 alone, |W_o,h v_0,h|.
-    const auto wo = model_.params().segment(model_.tensor("blocks." + std::to_string(l) + ".attn.wo").offset, C * C);
-    const int D = C / H;
-    // prefix-bidirectional: position 0 is another vector in each pass, so average over the passes.
-    const int passes = mc.mask == Mask::prefix_bidirectional ? P : 1;
-    // wo is (out, in) row-major: head h's inputs are columns h*D..h*D+D-1
-    const Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> w(wo.data(), C, C);
-    for (int h = 0; h < H; ++h) {
-      double total = 0.0;
-      for (int n = 0; n < N; ++n)
-        for (int pass = 0; pass < passes; ++pass) {
-          const Eigen::Map<const Eigen::VectorXf> v(model_.value_at_position0(l, n, pass) + h * D, D);
-          total += static_cast<double>((w.middleCols(h * D, D) * v).norm());
-        }
-      lp.heads[static_cast<std::size_t>(h)].value_out_norm_0 = total / (static_cast<double>(N) * passes);
-    }
-  }
+  for (int l = 0; l < L; ++l)
+    r.layers[static_cast<std::size_t>(l)] = probe_layer(model_, l, r.scored > 0 ? &active_ : nullptr, config_.sink_eps);
   return r;
 }
 

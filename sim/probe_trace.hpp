@@ -54,6 +54,11 @@ struct ProbeRecord {
   std::string stage = "none";
 };
 
+// The metrics of block l from `model`'s last forward (its last_batch() rows): the state after the
+// block and after its attention sublayer, its heads and their value drain. active: (N,P) flags of
+// the task's active queries (attn_to_0_active is NaN without them); sink_eps: the sink threshold.
+LayerProbe probe_layer(const Model<float>& model, int l, const std::vector<char>* active, double sink_eps);
+
 // Runs the probe batch through its own Model (sized for the probe batch), so the training model's
 // buffers, and therefore training, are untouched.
 class Prober {
@@ -62,6 +67,7 @@ class Prober {
   ProbeRecord probe(const Model<float>& trained, int step);
   const std::vector<std::int32_t>& rows() const { return rows_; }  // (N,T+1)
   const std::vector<Kind>& kinds() const { return kinds_; }        // (N,T)
+  const std::vector<char>& active() const { return active_; }      // (N,P) active queries, model positions
   // The probe's own model (its parameters are the last probed ones): ablations are set on it.
   Model<float>& model() { return model_; }
 

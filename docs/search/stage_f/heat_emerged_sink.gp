@@ -15,7 +15,7 @@ set ytics autofreq
 set grid
 $p0 << EOD
 0 0 0
-0 0 0.33333333333333337
+0 0 0
 EOD
 unset grid
 set xrange [-0.5:2.5]

@@ -15,7 +15,7 @@ set ytics autofreq
 set grid
 $p0 << EOD
 0 0 0
-0 0 0.083333333333333343
+0 0 0
 EOD
 unset grid
 set xrange [-0.5:2.5]

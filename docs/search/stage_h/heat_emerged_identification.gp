@@ -14,8 +14,8 @@ set xtics autofreq norotate
 set ytics autofreq
 set grid
 $p0 << EOD
-1 0.66666666666666663
 1 0.33333333333333331
+1 0.33333333333333337
 EOD
 unset grid
 set xrange [-0.5:1.5]
