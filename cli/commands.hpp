@@ -13,7 +13,7 @@ void add_sim_commands(CLI::App& app);               // train, eval
 void add_theory_circuit_command(CLI::App& theory);  // theory circuit (called by add_theory_commands)
 void add_experiment_command(CLI::App& app);         // experiment: variants x seeds, verdict
 void add_plot_command(CLI::App& app);               // plot: gnuplot PNGs of a run, experiment or theory CSV
-void add_report_command(CLI::App& app);              // report: one self-contained HTML page of a run, experiment, sweep
+void add_report_command(CLI::App& app);             // report: one self-contained HTML page of a run, experiment, sweep
 void add_sweep_commands(CLI::App& app);             // sweep (grid x seeds, threads/shards/MPI), sweep-merge
 
 // Compiler, flags and Eigen SIMD instruction sets in use.

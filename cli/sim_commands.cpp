@@ -98,16 +98,7 @@ void add_train(CLI::App& app) {
     TrainConfig c = spec.train;
     c.threads = o->threads;
     validate(c);
-    std::function<void(Model<float>&)> initialise;
-    study::CircuitPoint circuit;
-    if (spec.warm_start == study::WarmStart::circuit) {
-      if (c.probe.every <= 0)
-        throw UsageError("--warm-start", "circuit needs probes (--probe-every > 0) to report on it");
-      circuit = study::warm_start_point(c.model, study::CircuitPoint{});
-      initialise = [&, noise = spec.warm_start_noise](Model<float>& m) {
-        study::warm_start_from_circuit(m, circuit, c.seed, noise);
-      };
-    }
+    const std::function<void(Model<float>&)> initialise = study::warm_start_initialiser(spec);
     const fs::path dir = o->out;
     // Under mpirun every rank trains the same run, each computing its share of every step's
     // chunks; rank 0 alone checks and writes the run directory.

@@ -143,9 +143,6 @@ py::dict train(PyModel& pm, std::optional<int> steps, int threads, std::optional
     throw UsageError("--threads", "an integer in 1..1024 is accepted, got " + std::to_string(threads));
   c.threads = threads;
   sim::validate(c);
-  if (pm.model->max_batch() < c.batch || !(pm.model->config().seq_len == c.model.seq_len)) {
-    pm.model = std::make_unique<Model<float>>(c.model, c.batch);
-  }
   fs::path dir;
   if (out) {
     dir = *out;
@@ -158,15 +155,7 @@ py::dict train(PyModel& pm, std::optional<int> steps, int threads, std::optional
                                                pm.options.toml(study::kEveryRun | study::kTrainOnly));
   }
   sim::TrainControl control;
-  study::CircuitPoint circuit;
-  if (pm.spec.warm_start == study::WarmStart::circuit) {
-    if (c.probe.every <= 0)
-      throw UsageError("--warm-start", "circuit needs probes (--probe-every > 0) to report on it");
-    circuit = study::warm_start_point(c.model, study::CircuitPoint{});
-    control.initialise = [&, noise = pm.spec.warm_start_noise](Model<float>& m) {
-      study::warm_start_from_circuit(m, circuit, c.seed, noise);
-    };
-  }
+  control.initialise = study::warm_start_initialiser(pm.spec);
   // Every step, with the GIL: a pending signal (Ctrl-C) stops the run after that step, and the
   // caller's on_step sees the step.
   control.on_step = [&on_step](const sim::StepLog& s) {

@@ -69,4 +69,12 @@ nlohmann::json warm_start_report(const std::vector<sim::ProbeRecord>& trace) {
   return j;
 }
 
+std::function<void(sim::Model<float>&)> warm_start_initialiser(const RunSpec& spec) {
+  if (spec.warm_start != WarmStart::circuit) return {};
+  const sim::TrainConfig& c = spec.train;
+  if (c.probe.every <= 0) throw UsageError("--warm-start", "circuit needs probes (--probe-every > 0) to report on it");
+  return [point = warm_start_point(c.model, CircuitPoint{}), seed = c.seed,
+          noise = spec.warm_start_noise](sim::Model<float>& m) { warm_start_from_circuit(m, point, seed, noise); };
+}
+
 }  // namespace p0sim::study
