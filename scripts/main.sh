@@ -3,7 +3,8 @@
 # the headline experiment on its default config (configs/p0sink.toml: firstrecall, causal
 # NoPE/no-BOS vs its controls, 3 seeds, verdict with Student-t intervals and Welch tests), plots it,
 # and runs the cone-model theory that explains the asymmetry (configs/theory_cone.toml). Results go
-# to a new directory under out/ (never over earlier results); the last lines are the verdict.
+# to a new directory under out/ (never over earlier results) with a self-contained HTML report
+# (p0sim report); the last lines are the verdict and the report's path.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -18,9 +19,14 @@ mv "$out.verdict.txt" "$out/verdict.txt"
 mkdir -p "$out/theory"
 ./build/p0sim theory cone --config configs/theory_cone.toml --threads "$(nproc)" --out "$out/theory/cone.csv" \
   > "$out/theory/cone.txt"
+./build/p0sim report "$out" > /dev/null
+# One seed's run of the main variant gets its own page: its attention heads, norms and curves.
+run=$(ls -d "$out"/runs/main/seed-0 2>/dev/null || true)
+[ -n "$run" ] && ./build/p0sim report "$run" > /dev/null
 echo
 echo "theory: the cone model's table is in $out/theory/cone.txt (and cone.csv)"
 echo "plots: $out/plots/ ($(ls "$out/plots" | wc -l) PNG files)"
 # The verdict last, so it is what the screen ends with.
 sed -n '/^claims/,/^wrote/p' "$out/verdict.txt" | grep -v '^wrote'
 echo "results: $out (verdict.json, verdict.txt, results.csv, ablations.csv, plots/, theory/)"
+echo "report:  $out/report.html${run:+ (one run: $run/report.html)}"

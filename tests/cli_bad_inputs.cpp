@@ -286,6 +286,13 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
       {"plot " + f + "plain/notes.csv", "notes.csv"},
       {"plot " + f + "run --out /nonexistent_p0sim_dir/plots", "--out"},
       {"plot", "DIR"},
+      // report
+      {"report " + f + "no_such_dir", "no_such_dir"},
+      {"report " + f + "empty", "empty"},
+      {"report " + f + "run --row 1048576", "--row"},
+      {"report " + f + "run --row -1", "--row"},
+      {"report " + f + "run --out /nonexistent_p0sim_dir/r.html", "--out"},
+      {"report", "DIR"},
   };
   REQUIRE(cases.size() >= 40);
   std::cerr << "bad-input table: " << cases.size() << " cases\n";
