@@ -29,13 +29,10 @@ CONFIGS = [
 ]
 
 
-def median_seconds(fn, reps):
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+def seconds(fn):
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
 
 
 def main():
@@ -50,8 +47,8 @@ def main():
     print("| model, batch | `p0sim eval` process | `run_with_cache` (all hooks) | one hook | `model(tokens)` logits | eval / run_with_cache |")
     print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as work:
-        for name, options, rows in CONFIGS:
-            run = os.path.join(work, f"run{len(name)}")
+        for index, (name, options, rows) in enumerate(CONFIGS):
+            run = os.path.join(work, f"run{index}")
             flags = [f"--{k.replace('_', '-')}={v}" for k, v in options.items()]
             subprocess.run([args.p0sim, "train", *flags, "--steps", "1", "--batch", "4", "--probe-every", "0",
                             "--out", run], check=True, capture_output=True)
@@ -74,7 +71,7 @@ def main():
             t = {k: [] for k in calls}
             for _ in range(args.reps):  # interleaved, so drift hits every column alike
                 for k, fn in calls.items():
-                    t[k].append(median_seconds(fn, 1))
+                    t[k].append(seconds(fn))
             m = {k: statistics.median(v) * 1e3 for k, v in t.items()}
             print(f"| {name} | {m['eval']:.1f} ms | {m['cache']:.1f} ms | {m['one']:.1f} ms | {m['logits']:.1f} ms "
                   f"| {m['eval'] / m['cache']:.2f}x |", flush=True)

@@ -21,12 +21,12 @@ mkdir -p "$out/theory"
   > "$out/theory/cone.txt"
 ./build/p0sim report "$out" > /dev/null
 # One seed's run of the main variant gets its own page: its attention heads, norms and curves.
-run=$(ls -d "$out"/runs/main/seed-0 2>/dev/null || true)
-[ -n "$run" ] && ./build/p0sim report "$run" > /dev/null
+run="$out/runs/main/seed-0"
+./build/p0sim report "$run" > /dev/null
 echo
 echo "theory: the cone model's table is in $out/theory/cone.txt (and cone.csv)"
 echo "plots: $out/plots/ ($(ls "$out/plots" | wc -l) PNG files)"
 # The verdict last, so it is what the screen ends with.
 sed -n '/^claims/,/^wrote/p' "$out/verdict.txt" | grep -v '^wrote'
 echo "results: $out (verdict.json, verdict.txt, results.csv, ablations.csv, plots/, theory/)"
-echo "report:  $out/report.html${run:+ (one run: $run/report.html)}"
+echo "report:  $out/report.html (one run: $run/report.html)"

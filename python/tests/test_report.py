@@ -88,6 +88,11 @@ def render(tmp_path, page):
     return dom
 
 
+def is_number(csv_text):
+    """A CSV cell the page formats as a number (the circuit's stage column is text)."""
+    return re.fullmatch(r"[-+0-9.eE]+", csv_text) is not None
+
+
 def shown_equals(text, csv_text):
     """The page shows 4 significant digits (or 3 after the point in exponent form) of the file's value."""
     value, shown = float(csv_text), float(text)
@@ -128,15 +133,13 @@ def test_a_run_report_renders_and_shows_trace_csv_last_probe(run_page, tmp_path)
             want = expected[c["column"]]
             if want == "":
                 assert c["value"] is None and c["text"] == "–"
-            elif not re.fullmatch(r"[-+0-9.eE]+", want):  # a text column (the circuit's stage)
+            elif not is_number(want):
                 assert c["value"] is None and c["text"] == want
             else:
                 assert c["value"] == want, c["column"]
                 assert shown_equals(c["text"], want), (c["column"], c["text"], want)
     # One curve per trace.csv metric, one heat map per layer and head, the norms per position.
-    def finite(v):
-        return re.fullmatch(r"[-+0-9.eE]+", v) is not None
-    metrics = [k for k in trace[0] if k not in ("step", "layer") and all(finite(r[k]) for r in trace if r[k])]
+    metrics = [k for k in trace[0] if k not in ("step", "layer") and all(is_number(r[k]) for r in trace if r[k])]
     assert sum(f.startswith("curve-trace_") for f in dom.figures) == len(metrics)
     config = (run / "config.toml").read_text()
     layers = int(re.search(r"^layers = (\d+)", config, re.M).group(1))
