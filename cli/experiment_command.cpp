@@ -117,7 +117,7 @@ void run_experiment_command(ExperimentOptions o) {
     }
   }
   if (!ablations.empty()) write_file_atomic(dir / "ablations.csv", ablations);
-  const nlohmann::json verdict = study::make_verdict(c, names, o.seeds, runs);
+  const nlohmann::json verdict = study::make_verdict(c, names, o.seeds, runs, study::control_chance(c));
   write_file_atomic(dir / "verdict.json", verdict.dump(2) + "\n");
   std::cout << study::verdict_table(verdict) << "wrote " << dir.string() << "\n";
 }

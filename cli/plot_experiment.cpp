@@ -37,12 +37,12 @@ std::vector<std::string> plot_results(const Table& t, const fs::path& out) {
     if (!numeric || !any) continue;
     Panel p = make_panel(name + ": mean over seeds with 95% interval", "variant", name);
     for (const std::string& v : variants) {
-      RunningStats s;
+      std::vector<double> x;
       for (std::size_t r = 0; r < t.rows.size(); ++r) {
-        const double x = t.number(r, static_cast<int>(c));
-        if (t.text(r, "variant") == v && std::isfinite(x)) s.add(x);
+        const double value = t.number(r, static_cast<int>(c));
+        if (t.text(r, "variant") == v && std::isfinite(value)) x.push_back(value);
       }
-      add_bar(p, v + " (n=" + std::to_string(s.n) + ")", s);
+      add_bar(p, v + " (n=" + std::to_string(x.size()) + ")", x);
     }
     Figure f = make_figure("bars_" + file_stem_for(name), "", 1);
     f.panels.push_back(std::move(p));
@@ -226,13 +226,13 @@ std::vector<std::string> plot_ablations(const Table& t, const fs::path& out) {
       Panel p = make_panel(name + ": mean over seeds with 95% interval", "ablated component", name);
       bool any = false;
       for (const std::string& c : cats) {
-        RunningStats st;
+        std::vector<double> x;
         for (std::size_t r = 0; r < t.rows.size(); ++r)
           if (t.text(r, "variant") == v && t.text(r, "component") + " " + t.text(r, "mode") == c &&
               std::isfinite(value(r)))
-            st.add(value(r));
-        add_bar(p, c, st);
-        any = any || st.n > 0;
+            x.push_back(value(r));
+        add_bar(p, c, x);
+        any = any || !x.empty();
       }
       if (any) f.panels.push_back(std::move(p));
     }

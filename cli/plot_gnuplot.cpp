@@ -100,7 +100,7 @@ void write_panel(std::ostream& o, const Panel& p, int index) {
     o << "set xrange [-0.7:" << static_cast<double>(p.categories.size()) - 0.3 << "]\n";
     if (p.categories.size() > 4) o << "set xtics rotate by -30\n";
     o << "plot " << base << " using 1:3:xtic(2) with boxes lc rgb \"#4477aa\" title \"mean\", \\\n     " << base
-      << " using 1:3:4:5 with yerrorbars lc rgb \"black\" pt 0 title \"95% interval (Student t)\"\n";
+      << " using 1:3:4:5 with yerrorbars lc rgb \"black\" pt 0 title \"95% interval (bootstrap)\"\n";
     o << "set autoscale\n";
     return;
   }

@@ -1,6 +1,8 @@
 // CSV reading and the shared helpers of the plotters (plot_table.hpp).
 #include "cli/plot_table.hpp"
 
+#include "study/stats.hpp"
+
 #include <iostream>
 
 #include "sim/probes.hpp"
@@ -85,12 +87,13 @@ const char* const kColors[] = {"rgb \"#4477aa\"", "rgb \"#ee6677\"", "rgb \"#228
                                "rgb \"#66ccee\"", "rgb \"#aa3377\"", "rgb \"#bbbbbb\"", "rgb \"#000000\""};
 std::string color(std::size_t i) { return kColors[i % (sizeof kColors / sizeof kColors[0])]; }
 
-void add_bar(Panel& p, const std::string& category, const RunningStats& s) {
-  const double half = s.n >= 2 ? s.ci_half_width(0.95) : 0.0;
+void add_bar(Panel& p, const std::string& category, const std::vector<double>& values) {
+  const study::Interval iv = study::bootstrap_mean_interval(values, 0.95);
+  const bool ranged = values.size() >= 2;
   p.categories.push_back(category);
-  p.bar.push_back(s.n ? s.mean : std::nan(""));
-  p.bar_low.push_back(s.n ? s.mean - half : std::nan(""));
-  p.bar_high.push_back(s.n ? s.mean + half : std::nan(""));
+  p.bar.push_back(iv.mean);
+  p.bar_low.push_back(ranged ? iv.lo : iv.mean);
+  p.bar_high.push_back(ranged ? iv.hi : iv.mean);
 }
 
 double max_over_layers(const Table& t, std::size_t r, const std::string& prefix, int from_layer) {

@@ -48,8 +48,9 @@ std::vector<double> sorted_unique(std::vector<double> v);
 double median_of(std::vector<double> v);
 // Colours that stay apart in print: layer or head i gets colour(i), cycling.
 std::string color(std::size_t i);
-// One bar with its two-sided 95% Student-t interval (no interval for a single value).
-void add_bar(Panel& p, const std::string& category, const RunningStats& s);
+// One bar: the mean of `values` with the verdict's interval (study::bootstrap_mean_interval at 95%,
+// inside the values' range; no interval for a single value).
+void add_bar(Panel& p, const std::string& category, const std::vector<double>& values);
 // The largest finite value of row r over the per-layer columns "<prefix><l>" with l >= from_layer
 // (NaN when there is none): results.csv rows of models with different depths.
 double max_over_layers(const Table& t, std::size_t r, const std::string& prefix, int from_layer);

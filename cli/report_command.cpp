@@ -278,7 +278,7 @@ void add_experiment(json& page, const fs::path& dir) {
                 v["rule"].get<std::string>() + ")",
             {"claim", "metric", "main mean", "control mean", "main emerged", "control emerged", "Welch p", "verdict"},
             claims, "verdict.json"));
-  // Each variant's metrics: mean and its interval (Student-t at the verdict's level, within range).
+  // Each variant's metrics: mean and its interval (the verdict's, at its level).
   std::vector<std::string> columns{"metric"};
   std::vector<std::vector<std::string>> rows;
   for (const json& name : v["variant_order"]) columns.push_back(name.get<std::string>() + " mean [lo, hi]");

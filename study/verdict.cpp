@@ -35,7 +35,7 @@ std::size_t max_layers(const std::vector<RunRecord>& runs) {
 //  - the claim is SUPPORTED when it holds for main, fails for the control, the main mean exceeds
 //    the control mean and p < 0.05.
 nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::string>& variants, int seeds,
-                            const std::vector<RunRecord>& runs) {
+                            const std::vector<RunRecord>& runs, const std::optional<ContentOnlyChance>& chance) {
   constexpr double kLevel = 0.95, kAlpha = 0.05;
   const std::size_t L = max_layers(runs);
   nlohmann::json v;
@@ -49,7 +49,9 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
   v["rule"] =
       "a claim holds for a variant when it emerged (held from some probe to the end) in a strict majority of seeds; "
       "supported = holds for main, fails for control, main mean > control mean and Welch p < alpha; "
-      "intervals are Student-t at level, truncated to the metric's range";
+      "intervals of means are bootstrap percentiles at level (10000 resamples, so they stay inside the values' range); "
+      "emerged counts carry Clopper-Pearson intervals at level; effect size = Cohen's d (pooled) and the difference of "
+      "means with its bootstrap interval";
   nlohmann::json table = nlohmann::json::object();
   for (const std::string& name : variants) {
     std::vector<const RunRecord*> rs;
@@ -63,7 +65,7 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
         const double val = col.metric->value(r->metrics, col.layer);
         if (std::isfinite(val)) x.push_back(val);
       }
-      const Interval iv = mean_interval(x, kLevel, unit_range(col.metric->unit));
+      const Interval iv = bootstrap_mean_interval(x, kLevel);
       metrics.push_back({{"metric", col.name},
                          {"n", iv.n},
                          {"mean", json_number(iv.mean)},
@@ -76,9 +78,16 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
       hn += r->metrics.emerged_high_norm.has_value();
       sk += r->metrics.emerged_sink.has_value();
     }
-    table[name] = {{"runs", rs.size()},
-                   {"metrics", metrics},
-                   {"emerged", {{"identification", id}, {"high_norm", hn}, {"sink", sk}}}};
+    const long n_runs = static_cast<long>(rs.size());
+    auto fraction = [&](int k) {
+      const Proportion p = clopper_pearson(k, n_runs, kLevel);
+      return nlohmann::json{{"fraction", json_number(p.p)}, {"lo", json_number(p.lo)}, {"hi", json_number(p.hi)}};
+    };
+    table[name] = {
+        {"runs", rs.size()},
+        {"metrics", metrics},
+        {"emerged", {{"identification", id}, {"high_norm", hn}, {"sink", sk}}},
+        {"emerged_interval", {{"identification", fraction(id)}, {"high_norm", fraction(hn)}, {"sink", fraction(sk)}}}};
   }
   v["variants"] = table;
 
@@ -107,6 +116,31 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
        },
        [](const RunMetrics& m) { return m.emerged_sink.has_value(); }},
   };
+  if (chance) {
+    // What main and the control reach against the best any content-only observer can do.
+    auto accuracy = [&](const std::string& name, double RunMetrics::*field) {
+      std::vector<double> x;
+      for (const RunRecord& r : runs)
+        if (r.variant == name && std::isfinite(r.metrics.*field)) x.push_back(r.metrics.*field);
+      const Interval iv = bootstrap_mean_interval(x, kLevel);
+      return nlohmann::json{{"mean", json_number(iv.mean)}, {"lo", json_number(iv.lo)}, {"hi", json_number(iv.hi)}};
+    };
+    v["control_chance"] = {
+        {"observer",
+         "Bayes-optimal prediction of x_0 from the multiset of x_0..x_t at a firing trigger t (no order, no "
+         "position): the most a content-only control can reach"},
+        {"rows", chance->rows},
+        {"first_trigger_accuracy", json_number(chance->first_trigger_accuracy)},
+        {"trigger_accuracy", json_number(chance->trigger_accuracy)},
+        {"first_queries", chance->first_queries},
+        {"queries", chance->queries},
+        {"main",
+         {{"first_trigger_accuracy", accuracy(c.main, &RunMetrics::first_trigger_accuracy)},
+          {"trigger_accuracy", accuracy(c.main, &RunMetrics::task_accuracy)}}},
+        {"control",
+         {{"first_trigger_accuracy", accuracy(c.control, &RunMetrics::first_trigger_accuracy)},
+          {"trigger_accuracy", accuracy(c.control, &RunMetrics::task_accuracy)}}}};
+  }
   nlohmann::json out = nlohmann::json::array();
   if (c.main.empty() && c.control.empty()) {  // a search: no claim is tested
     v["claims"] = out;
@@ -135,9 +169,16 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
                      {"holds_for_main", holds_main},
                      {"fails_for_control", !holds_control},
                      {"test", "welch-t two-sided"}};
-    const Interval im = mean_interval(xm, kLevel), ic = mean_interval(xc, kLevel);
+    const Interval im = bootstrap_mean_interval(xm, kLevel), ic = bootstrap_mean_interval(xc, kLevel);
+    const Interval diff = bootstrap_difference_interval(xm, xc, kLevel);
     j["main"]["mean"] = json_number(im.mean);
+    j["main"]["lo"] = json_number(im.lo);
+    j["main"]["hi"] = json_number(im.hi);
     j["control"]["mean"] = json_number(ic.mean);
+    j["control"]["lo"] = json_number(ic.lo);
+    j["control"]["hi"] = json_number(ic.hi);
+    j["difference"] = {{"mean", json_number(diff.mean)}, {"lo", json_number(diff.lo)}, {"hi", json_number(diff.hi)}};
+    j["cohens_d"] = json_number(cohens_d(xm, xc));
     bool supported = false;
     if (xm.size() >= 2 && xc.size() >= 2) {
       const WelchResult w = welch_t_test(xm, xc);
@@ -167,7 +208,7 @@ std::string verdict_table(const nlohmann::json& v) {
     std::snprintf(buf, sizeof buf, "%.4g", x.get<double>());
     return std::string(buf);
   };
-  out << "per variant: mean [95% Student-t interval] over seeds\n";
+  out << "per variant: mean [95% bootstrap percentile interval] over seeds\n";
   for (const auto& name : v["variant_order"]) {
     const auto& t = v["variants"][name.get<std::string>()];
     out << "\n"
@@ -189,8 +230,22 @@ std::string verdict_table(const nlohmann::json& v) {
         << c["main"]["emerged"].get<int>() << "/" << c["main"]["runs"].get<int>() << ", control emerged "
         << c["control"]["emerged"].get<int>() << "/" << c["control"]["runs"].get<int>() << "; "
         << c["metric"].get<std::string>() << " " << num(c["main"]["mean"]) << " vs " << num(c["control"]["mean"])
-        << ", Welch p = " << num(c["p_value"]) << (c["degenerate"].get<bool>() ? " (zero variance)" : "") << " -> "
+        << ", difference " << num(c["difference"]["mean"]) << " [" << num(c["difference"]["lo"]) << ", "
+        << num(c["difference"]["hi"]) << "], Cohen's d " << num(c["cohens_d"]) << ", Welch p = " << num(c["p_value"])
+        << (c["degenerate"].get<bool>() ? " (zero variance)" : "") << " -> "
         << (c["supported"].get<bool>() ? "SUPPORTED" : "not supported") << "\n";
+  }
+  if (v.contains("control_chance")) {
+    const auto& ch = v["control_chance"];
+    out << "\ncontent-only chance (Bayes-optimal from the prefix's multiset, " << ch["rows"].get<long>()
+        << " rows): first trigger " << num(ch["first_trigger_accuracy"]) << ", every trigger "
+        << num(ch["trigger_accuracy"]) << "\n";
+    for (const char* side : {"main", "control"})
+      out << "  " << std::left << std::setw(8) << side << std::right << " first-trigger accuracy "
+          << num(ch[side]["first_trigger_accuracy"]["mean"]) << " [" << num(ch[side]["first_trigger_accuracy"]["lo"])
+          << ", " << num(ch[side]["first_trigger_accuracy"]["hi"]) << "], every trigger "
+          << num(ch[side]["trigger_accuracy"]["mean"]) << " [" << num(ch[side]["trigger_accuracy"]["lo"]) << ", "
+          << num(ch[side]["trigger_accuracy"]["hi"]) << "]\n";
   }
   return out.str();
 }

@@ -203,3 +203,45 @@ TEST_CASE("the verdict supports a claim only when main holds, control fails and 
   runs[4].metrics.l1_active_attn_to_0 = 0.90;
   CHECK(make_verdict(c, names, 3, runs)["claims"][0]["supported"] == false);
 }
+
+TEST_CASE("the verdict's intervals stay inside their ranges and it reports effect sizes and chance",
+          "[experiment][verdict]") {
+  const ExperimentConfig c = parse_experiment_config(kConfig, "x.toml", "--config");
+  const std::vector<std::string> names = {"main", "ctl"};
+  std::vector<RunRecord> runs = {record("main", 0, 0.95, true),  record("main", 1, 1.0, true),
+                                 record("main", 2, 0.99, false), record("ctl", 0, 0.0, false),
+                                 record("ctl", 1, 0.02, false),  record("ctl", 2, 0.01, false)};
+  for (RunRecord& r : runs) {
+    r.metrics.first_trigger_accuracy = r.variant == "main" ? 0.98 : 0.3 + 0.01 * r.seed_index;
+    r.metrics.task_accuracy = r.metrics.first_trigger_accuracy;
+  }
+  ContentOnlyChance chance;
+  chance.first_trigger_accuracy = 0.45;
+  chance.trigger_accuracy = 0.5;
+  chance.rows = 1000;
+  const nlohmann::json v = make_verdict(c, names, 3, runs, chance);
+  // Every metric interval of a variant lies between its smallest and largest seed value (up to the
+  // rounding of a mean), so a fraction's interval never leaves [0, 1] even with a seed at 1.0.
+  for (const auto& m : v["variants"]["main"]["metrics"]) {
+    if (m["metric"] != "l1_active_attn_to_0") continue;
+    CHECK(m["lo"].get<double>() >= 0.95 - 1e-15);
+    CHECK(m["hi"].get<double>() <= 1.0);
+  }
+  // 2 of 3 seeds identified: Clopper-Pearson [0.0943, 0.9916].
+  const auto& frac = v["variants"]["main"]["emerged_interval"]["identification"];
+  CHECK_THAT(frac["lo"].get<double>(), WithinAbs(0.094299, 1e-5));
+  CHECK_THAT(frac["hi"].get<double>(), WithinAbs(0.991596, 1e-5));
+  CHECK(v["variants"]["ctl"]["emerged_interval"]["identification"]["lo"] == 0.0);
+  const auto& id = v["claims"][0];
+  CHECK_THAT(id["difference"]["mean"].get<double>(), WithinAbs((0.95 + 1.0 + 0.99 - 0.03) / 3.0, 1e-12));
+  CHECK(id["difference"]["lo"].get<double>() <= id["difference"]["mean"].get<double>());
+  CHECK(id["difference"]["lo"].get<double>() >= 0.95 - 0.02);  // smallest main minus largest control
+  CHECK(id["cohens_d"].get<double>() > 10.0);
+  CHECK(id["main"]["lo"].get<double>() >= 0.95 - 1e-15);
+  // The control's chance level sits next to both arms' accuracies.
+  const auto& ch = v["control_chance"];
+  CHECK(ch["first_trigger_accuracy"] == 0.45);
+  CHECK_THAT(ch["control"]["first_trigger_accuracy"]["mean"].get<double>(), WithinAbs(0.31, 1e-12));
+  CHECK_THAT(ch["main"]["trigger_accuracy"]["mean"].get<double>(), WithinAbs(0.98, 1e-12));
+  CHECK_FALSE(make_verdict(c, names, 3, runs).contains("control_chance"));
+}
