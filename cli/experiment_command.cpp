@@ -24,7 +24,7 @@ namespace {
 
 struct ExperimentOptions {
   std::string config, out, variants;
-  int seeds = 3, threads = 1;
+  int seeds = 0, threads = 1;  // seeds 0: the config's [experiment] seeds, else kDefaultSeeds
   bool force = false, resume = false;
 };
 
@@ -43,6 +43,8 @@ std::vector<std::string> split_names(const std::string& text) {
   return out;
 }
 
+constexpr int kDefaultSeeds = 3;
+
 void run_experiment_command(ExperimentOptions o) {
   if (o.out.empty()) throw UsageError("--out", "an output directory is required");
   const fs::path dir = o.out;
@@ -53,6 +55,16 @@ void run_experiment_command(ExperimentOptions o) {
   }
   if (o.config.empty()) throw UsageError("--config", "an experiment TOML is required");
   study::ExperimentConfig c = study::read_experiment_config(o.config, "--config");
+  // Seeds: --seeds, else the config's [experiment] seeds, else the default. experiment.toml records
+  // the count, so --resume continues with the experiment's own (one written before counts were
+  // recorded has none: then the rule above applies).
+  const int recorded = o.resume ? study::read_experiment_config(dir / "experiment.toml", "--resume").seeds : 0;
+  if (recorded > 0 && o.seeds > 0 && o.seeds != recorded)
+    throw UsageError("--seeds", "'" + o.out + "' holds a " + std::to_string(recorded) +
+                                    "-seed experiment; resume it with --seeds " + std::to_string(recorded) +
+                                    " or without --seeds");
+  if (o.seeds == 0) o.seeds = recorded > 0 ? recorded : c.seeds > 0 ? c.seeds : kDefaultSeeds;
+  c.seeds = o.seeds;
   std::vector<std::string> names;
   if (o.variants.empty()) {
     for (const auto& v : c.variants) names.push_back(v.name);
@@ -77,7 +89,9 @@ void run_experiment_command(ExperimentOptions o) {
     // The runs on disk must be the runs this config describes, or the verdict would mix two experiments.
     std::ifstream in(dir / "experiment.toml");
     const std::string on_disk{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    if (on_disk != study::experiment_toml(c))
+    study::ExperimentConfig as_written = c;
+    if (recorded == 0) as_written.seeds = 0;  // written before seed counts were recorded
+    if (on_disk != study::experiment_toml(as_written))
       throw UsageError("--resume", "'" + (dir / "experiment.toml").string() +
                                        "' describes a different experiment than '" + o.config + "' (and --variants)");
     if (::access(dir.c_str(), W_OK) != 0) throw UsageError("--resume", "directory '" + o.out + "' is not writable");
@@ -131,7 +145,9 @@ void add_experiment_command(CLI::App& app) {
   sub->add_option("--config", o->config,
                   "Experiment TOML: train options at the top, [experiment] main/control, [variants.NAME] overrides")
       ->check(CLI::ExistingFile);
-  sub->add_option("--seeds", o->seeds, "Seeds per variant (>= 2, for intervals and tests)")
+  sub->add_option("--seeds", o->seeds,
+                  "Seeds per variant (>= 2, for intervals and tests); default: the config's [experiment] seeds, "
+                  "else 3")
       ->check(CLI::Range(2, 10000));
   sub->add_option("--threads", o->threads,
                   "Runs trained in parallel (each single-threaded; results never depend on it)")

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Re-runs every committed result (README tables, docs/search/**) with this build's engine version,
 # as a change to the arithmetic requires: the headline experiment, the firstrecall-lookup sink
-# controls, search stages A-H and the warm starts. Resumable: run it again after a stop and
-# finished experiments are kept (experiment --resume). Takes about two hours on two cores.
+# controls, search stages A-H, the warm starts and the text task's phase diagram. Resumable: run it again after a stop and
+# finished experiments are kept (experiment and sweep --resume). Takes about four hours on two cores
+# (the phase diagram about one and a half of them).
 #   bash scripts/rerun-results.sh [OUT] [NAMES]     (default OUT out/rerun; NAMES e.g. "p0sink stage_a")
 #   P0SIM_BIN=path/to/p0sim to use another binary than build/p0sim.
 # Then: python3 scripts/compare_results.py OUT compares the verdicts with the committed ones, and
@@ -24,7 +25,7 @@ declare -A config=(
   [stage_g]=configs/search/stage_g_20000_steps.toml
   [stage_h]=configs/search/stage_h_long_context.toml
 )
-names="${2:-p0sink frlookup_controls stage_a stage_b stage_c stage_d stage_e stage_f stage_h stage_g warm_start}"
+names="${2:-p0sink frlookup_controls stage_a stage_b stage_c stage_d stage_e stage_f stage_h stage_g warm_start text_phase}"
 mkdir -p "$out/tables"
 "$bin" --version > "$out/version.txt"
 
@@ -33,7 +34,8 @@ experiment() {  # name
   if [ -d "$dir" ]; then
     "$bin" experiment --resume --threads "$threads" --out "$dir" > "$dir.log" 2>&1
   else
-    "$bin" experiment --config "${config[$name]}" --seeds 3 --threads "$threads" --out "$dir" > "$dir.log" 2>&1
+    # seeds: the config's [experiment] seeds (the headline's 10), else 3
+    "$bin" experiment --config "${config[$name]}" --threads "$threads" --out "$dir" > "$dir.log" 2>&1
   fi
   "$bin" plot --force "$dir" >> "$dir.log" 2>&1
   # stage C's figure is one run over training: seed 0 of its one cell
@@ -52,6 +54,18 @@ experiment() {  # name
     stage_*) python3 scripts/search_table.py "$dir/results.csv" > "$out/tables/$name.md" ;;
   esac
   echo "$(date -u +%H:%M:%S) $name done"
+}
+
+text_phase() {  # the text task's T x tokens phase diagram: a sweep keeping every run for its traces
+  local dir="$out/text_phase"
+  if [ -d "$dir" ]; then
+    "$bin" sweep --resume --threads "$threads" --out "$dir" > "$dir.log" 2>&1
+  else
+    "$bin" sweep --config configs/sweep_text_phase.toml --keep-runs --threads "$threads" --out "$dir" > "$dir.log" 2>&1
+  fi
+  python3 scripts/text_phase.py docs/search/text_phase "$dir/runs" > "$out/tables/text_phase.md"
+  cp "$dir/results.csv" docs/search/text_phase/results.csv
+  echo "$(date -u +%H:%M:%S) text_phase done"
 }
 
 warm_start() {  # the README's table: lr x weight decay x seeds 1-3
@@ -74,5 +88,8 @@ warm_start() {  # the README's table: lr x weight decay x seeds 1-3
 
 mkdir -p "$out/warm_start"
 for name in $names; do
-  if [ "$name" = warm_start ]; then warm_start; else experiment "$name"; fi
+  case "$name" in
+    warm_start | text_phase) "$name" ;;
+    *) experiment "$name" ;;
+  esac
 done

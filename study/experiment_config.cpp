@@ -1,5 +1,6 @@
 #include "study/experiment_config.hpp"
 
+#include <charconv>
 #include <fstream>
 #include <sstream>
 
@@ -27,6 +28,16 @@ std::string unknown_key(const TomlEntry& e, const std::string& section) {
          (near.empty() ? "" : " (did you mean '" + near + "'?)");
 }
 
+// [experiment] seeds: an integer in 2..10000 (intervals and tests need two seeds).
+int parse_seed_count(const TomlEntry& e, const std::string& option) {
+  int n = 0;
+  const char* end = e.text.data() + e.text.size();
+  const auto [ptr, ec] = std::from_chars(e.text.data(), end, n);
+  if (e.is_array || ec != std::errc() || ptr != end || n < 2 || n > 10000)
+    throw UsageError(option, e.at + ": [experiment] seeds must be an integer in 2..10000, got '" + e.text + "'");
+  return n;
+}
+
 }  // namespace
 
 ExperimentConfig parse_experiment_config(const std::string& text, const std::string& where, const std::string& option) {
@@ -41,8 +52,13 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
     const std::string at = where + ":" + std::to_string(s.line);
     if (s.name == "experiment") {
       for (const TomlEntry& e : s.entries) {
+        if (e.key == "seeds") {
+          c.seeds = parse_seed_count(e, option);
+          continue;
+        }
         if (e.key != "main" && e.key != "control")
-          throw UsageError(option, e.at + ": unknown key '" + e.key + "' in [experiment] (expected main, control)");
+          throw UsageError(option,
+                           e.at + ": unknown key '" + e.key + "' in [experiment] (expected main, control, seeds)");
         (e.key == "main" ? c.main : c.control) = e.text;
       }
       continue;
@@ -111,6 +127,7 @@ std::string experiment_toml(const ExperimentConfig& c) {
   std::string out = "# resolved configuration of 'p0sim experiment'; pass back with --config\n";
   out += c.base.toml();
   out += "\n[experiment]\nmain = \"" + c.main + "\"\ncontrol = \"" + c.control + "\"\n";
+  if (c.seeds > 0) out += "seeds = " + std::to_string(c.seeds) + "\n";
   for (const auto& v : c.variants) {
     out += "\n[variants." + v.name + "]\n";
     for (const auto& [k, val] : v.overrides) out += k + " = " + toml_value(*find_run_option(k), val) + "\n";

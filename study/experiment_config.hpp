@@ -24,11 +24,12 @@ struct ExperimentConfig {
   std::string main = "main";                     // [experiment] main: the variant the claims are about
   std::string control = "prefix-bidirectional";  // [experiment] control: the no-asymmetry control
   std::vector<ExperimentVariant> variants;       // file order = table and results.csv order
+  int seeds = 0;  // [experiment] seeds: seeds per variant (2..10000); 0 = not given (the command's default)
 };
 
 // Reads the experiment TOML:
 //   top-level keys = `p0sim train` option names without dashes (base of every variant);
-//   [experiment] main = "...", control = "..." (optional);
+//   [experiment] main = "...", control = "...", seeds = N (optional);
 //   [variants.<name>] the overrides of one variant (may be empty).
 // Unknown keys or sections, duplicates, arrays, malformed lines, a missing main or control variant:
 // UsageError(option, ...) naming the file, line and key. Values are checked by make_train_config.

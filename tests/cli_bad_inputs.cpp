@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
+#include <regex>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -176,6 +177,8 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
   write_text(F / "experiment_bad_value.toml", "checkpoint-every = -3\n" + kTinyExperiment);
   write_text(F / "experiment_malformed.toml", "vocab =\n" + kTinyExperiment);
   write_text(F / "experiment_no_control.toml", "vocab = 16\n[variants.main]\n");
+  write_text(F / "experiment_one_seed.toml",
+             std::regex_replace(kTinyExperiment, std::regex("\\[experiment\\]\n"), "[experiment]\nseeds = 1\n"));
   fs::create_directories(F / "plain");
   write_text(F / "plain" / "notes.csv", "a,b\n1,2\n");
 
@@ -280,6 +283,7 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
       {"experiment --seeds 2 --out e --config " + f + "experiment_malformed.toml", "--config"},
       {"experiment --seeds 2 --out e --config " + f + "experiment_no_control.toml", "--config"},
       {"experiment --seeds 2 --config " + f + "experiment.toml", "--out"},
+      {"experiment --out e --config " + f + "experiment_one_seed.toml", "seeds must be an integer in 2..10000"},
       // plot
       {"plot " + f + "no_such_dir", "no_such_dir"},
       {"plot " + f + "empty", "empty"},

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <regex>
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -104,6 +105,30 @@ TEST_CASE("experiment results.csv is byte-identical for --threads 1 and 2", "[cl
                   (kRoot / "again").string())
             .code == 0);
   CHECK(slurp(kRoot / "again" / "results.csv") == csv);
+}
+
+TEST_CASE("an experiment's seed count comes from its config and is kept by --resume", "[cli][experiment]") {
+  const fs::path cfg = write_config(
+      "seeded.toml", std::regex_replace(kTinyConfig, std::regex("\\[experiment\\]\n"), "[experiment]\nseeds = 2\n"));
+  const fs::path dir = kRoot / "seeded";
+  const std::string variants = " --variants main,prefix-bidirectional";
+  REQUIRE(run_p0sim("experiment --config " + cfg.string() + variants + " --out " + dir.string()).code == 0);
+  const std::string csv = slurp(dir / "results.csv");
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 5);  // header + 2 variants x 2 seeds
+  CHECK(slurp(dir / "experiment.toml").find("\nseeds = 2\n") != std::string::npos);
+  // Resuming without --seeds keeps 2 (the command's default of 3 would have added a seed).
+  REQUIRE(run_p0sim("experiment --resume --out " + dir.string()).code == 0);
+  CHECK(slurp(dir / "results.csv") == csv);
+  const Outcome other = run_p0sim("experiment --resume --seeds 3 --out " + dir.string());
+  CHECK(other.code == 2);
+  CHECK_THAT(other.err, Catch::Matchers::Contains("--seeds") && Catch::Matchers::Contains("2-seed experiment"));
+  CHECK(slurp(dir / "results.csv") == csv);
+  // --seeds overrides the config's count.
+  REQUIRE(
+      run_p0sim("experiment --config " + cfg.string() + variants + " --seeds 3 --out " + (kRoot / "seeded3").string())
+          .code == 0);
+  const std::string csv3 = slurp(kRoot / "seeded3" / "results.csv");
+  CHECK(std::count(csv3.begin(), csv3.end(), '\n') == 7);
 }
 
 TEST_CASE("experiment verdict.json names each claim with its test, p-value and per-variant intervals",

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""The text task's phase diagram: context length T x training tokens, from the runs of
+configs/text_phase.toml (a `p0sim sweep ... --keep-runs`, possibly in shards, or `p0sim experiment`).
+
+  python3 scripts/text_phase.py OUT_DIR RUNS_DIR [RUNS_DIR ...]
+
+RUNS_DIR holds <variant>/seed-<i>/ or variant=<variant>/seed-<i>/ run directories (a sweep's runs/,
+an experiment's runs/). Every probe of every run is one cell sample: its T (the run's seq-len) and
+the tokens it had trained on (step x batch x T). Per probe, over the model's layers:
+  sink_1          Gu et al.'s Sink_1 with eps = 0.3: the fraction of all heads (every layer) whose mean
+                  attention to key 0 over the queries i >= 1 exceeds eps (trace.csv sink_1 is the
+                  fraction per layer; their mean over layers is the fraction of all heads)
+  p0_norm_ratio   the largest over blocks of |h_0| / median |h_t| (t >= 1)
+  p0_cos          at the block of that largest ratio: the mean pairwise cosine of position 0's states
+  massive_p0      the largest over blocks of max |h_0,i| / median |h_t,i| (the massive-activation ratio at P0)
+  massive_rest    the same away from P0 (t >= 1)
+  heldout_bpb     the probe batch's loss (held-out documents) in bits per byte
+Writes OUT_DIR/heat_<metric>.gp and .png (mean over seeds per cell; `gnuplot heat_<metric>.gp`
+redraws it), OUT_DIR/cells.csv (every cell: T, tokens, seeds, mean) and OUT_DIR/table.md (the last
+probe per T: mean [95% bootstrap percentile interval] over seeds; the corpus's held-out bits per byte
+and unigram entropy from summary.json).
+"""
+import csv
+import json
+import math
+import os
+import random
+import re
+import subprocess
+import sys
+
+METRICS = [
+    ("sink_1", "Sink_1 (eps 0.3): fraction of heads sinking on position 0", (0.0, 1.0)),
+    ("p0_norm_ratio", "max over blocks of p0_norm_ratio", None),
+    ("p0_cos", "p0_cos at the block of the largest ratio", (-1.0, 1.0)),
+    ("massive_p0", "massive-activation ratio at P0 (max over blocks)", None),
+    ("massive_rest", "massive-activation ratio away from P0 (max over blocks)", None),
+    ("heldout_bpb", "held-out bits per byte (probe batch)", None),
+]
+BOOTSTRAP_RESAMPLES = 10000
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def number(text):
+    return float(text) if text not in ("", None, "nan") else float("nan")
+
+
+def probes_of(run_dir):
+    """One dict per probe step: the metrics above, from trace.csv."""
+    by_step = {}
+    for r in read_csv(os.path.join(run_dir, "trace.csv")):
+        by_step.setdefault(int(r["step"]), []).append(r)
+    out = []
+    for step, rows in sorted(by_step.items()):
+        ratios = [number(r["p0_norm_ratio"]) for r in rows]
+        top = max(range(len(rows)), key=lambda i: ratios[i])
+        out.append({
+            "step": step,
+            "sink_1": sum(number(r["sink_1"]) for r in rows) / len(rows),
+            "p0_norm_ratio": ratios[top],
+            "p0_cos": number(rows[top]["p0_cos"]),
+            "massive_p0": max(number(r["massive_ratio"]) for r in rows),
+            "massive_rest": max(number(r["massive_ratio_rest"]) for r in rows),
+            "heldout_bpb": number(rows[0]["loss"]) / math.log(2.0),
+        })
+    return out
+
+
+def find_runs(roots):
+    runs = []
+    for root in roots:
+        for variant in sorted(os.listdir(root)):
+            vdir = os.path.join(root, variant)
+            for seed in sorted(os.listdir(vdir)):
+                rdir = os.path.join(vdir, seed)
+                if not re.fullmatch(r"seed-\d+", seed) or not os.path.exists(os.path.join(rdir, "summary.json")):
+                    continue
+                with open(os.path.join(rdir, "summary.json")) as f:
+                    summary = json.load(f)
+                runs.append({"variant": variant.split("=", 1)[-1], "seed": seed, "dir": rdir, "summary": summary})
+    return runs
+
+
+def bootstrap(values, level=0.95):
+    """Mean and percentile-bootstrap interval (a fixed-seed stream: the same values give the same
+    interval); the bounds are means of observed values, so they stay inside the values' range."""
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, float("nan"), float("nan")
+    rng = random.Random(20261203)
+    means = sorted(sum(rng.choice(values) for _ in range(n)) / n for _ in range(BOOTSTRAP_RESAMPLES))
+
+    def q(p):
+        h = p * (len(means) - 1)
+        i = int(math.floor(h))
+        return means[-1] if i + 1 >= len(means) else means[i] + (h - i) * (means[i + 1] - means[i])
+
+    return mean, q((1 - level) / 2), q((1 + level) / 2)
+
+
+def write_heatmap(out_dir, key, title, t_values, token_values, cell, value_range):
+    lines = [f"# scripts/text_phase.py: {key}, mean over seeds. Redraw in this directory: gnuplot heat_{key}.gp",
+             f'if (!exists("outfile")) outfile = "heat_{key}.png"',
+             'set terminal pngcairo noenhanced size 640,480 font "sans,10"', "set output outfile",
+             "set palette rgb 33,13,10", f'set title "{title}"', 'set xlabel "context length T (bytes)"',
+             'set ylabel "training tokens (millions)"', "$d << EOD"]
+    for j, tok in enumerate(token_values):
+        lines.append(" ".join(
+            "nan" if (t, tok) not in cell else f"{sum(cell[(t, tok)]) / len(cell[(t, tok)]):.6g}" for t in t_values))
+    lines += ["EOD", f"set xrange [-0.5:{len(t_values) - 0.5}]", f"set yrange [-0.5:{len(token_values) - 0.5}]",
+              "set xtics (" + ", ".join(f'"{t}" {i}' for i, t in enumerate(t_values)) + ")",
+              "set ytics (" + ", ".join(f'"{tok / 1e6:.1f}" {j}' for j, tok in enumerate(token_values) if j % 2 == 0) + ")"]
+    if value_range:
+        lines.append(f"set cbrange [{value_range[0]}:{value_range[1]}]")
+    lines += ["plot $d matrix with image notitle, \\",
+              '     $d matrix using 1:2:($3 == $3 ? sprintf("%.2f", $3) : "-") with labels font ",7" notitle', ""]
+    path = os.path.join(out_dir, f"heat_{key}.gp")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    subprocess.run(["gnuplot", f"heat_{key}.gp"], cwd=out_dir, check=True)
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__.strip().splitlines()[3].strip(), file=sys.stderr)
+        return 2
+    out_dir, roots = argv[1], argv[2:]
+    for root in roots:
+        if not os.path.isdir(root):
+            print(f"RUNS_DIR: '{root}' is not a directory", file=sys.stderr)
+            return 2
+    runs = find_runs(roots)
+    if not runs:
+        print(f"RUNS_DIR: no run directories (<variant>/seed-<i>/summary.json) under {' '.join(roots)}", file=sys.stderr)
+        return 2
+    os.makedirs(out_dir, exist_ok=True)
+    cells = {key: {} for key, _, _ in METRICS}
+    final = {}
+    corpus = None
+    for run in runs:
+        c = run["summary"]["config"]
+        T, B = c["seq_len"], c["batch"]
+        probes = probes_of(run["dir"])
+        for p in probes:
+            tokens = p["step"] * B * T
+            for key, _, _ in METRICS:
+                if math.isfinite(p[key]):
+                    cells[key].setdefault((T, tokens), []).append(p[key])
+        last = dict(probes[-1])
+        text = run["summary"].get("text") or {}
+        last["summary_bpb"] = text.get("heldout_bits_per_byte")
+        corpus = corpus or text
+        final.setdefault(T, []).append((run["seed"], last, run["summary"]["steps"] * B * T))
+    t_values = sorted(final)
+    token_values = sorted({tok for cell in cells.values() for (_, tok) in cell})
+    for key, title, value_range in METRICS:
+        write_heatmap(out_dir, key, title, t_values, token_values, cells[key], value_range)
+    with open(os.path.join(out_dir, "cells.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["metric", "T", "tokens", "seeds", "mean"])
+        for key, _, _ in METRICS:
+            for (T, tok), xs in sorted(cells[key].items()):
+                w.writerow([key, T, tok, len(xs), f"{sum(xs) / len(xs):.9g}"])
+    rows = ["| T | seeds | tokens | held-out bits/byte | Sink_1 | max p0_norm_ratio | p0_cos there | massive ratio at P0 | massive ratio elsewhere |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for T in t_values:
+        entries = final[T]
+
+        def cell(key, digits=3):
+            m, lo, hi = bootstrap([e[1][key] for e in entries])
+            return f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]" if math.isfinite(lo) else f"{m:.{digits}f}"
+
+        bpb = [e[1]["summary_bpb"] for e in entries if e[1]["summary_bpb"] is not None]
+        m, lo, hi = bootstrap(bpb) if bpb else (float("nan"),) * 3
+        rows.append(f"| {T} | {len(entries)} | {entries[0][2] / 1e6:.1f} M | {m:.3f} [{lo:.3f}, {hi:.3f}] | "
+                    f"{cell('sink_1')} | {cell('p0_norm_ratio')} | {cell('p0_cos')} | {cell('massive_p0', 1)} | "
+                    f"{cell('massive_rest', 1)} |")
+    note = ""
+    if corpus:
+        note = (f"\nCorpus: {corpus.get('train_bytes')} training bytes in {corpus.get('train_documents')} documents, "
+                f"{corpus.get('heldout_bytes')} held-out bytes in {corpus.get('heldout_documents')} documents; "
+                f"unigram entropy {corpus.get('unigram_bits_per_byte', float('nan')):.3f} bits per byte.\n")
+    with open(os.path.join(out_dir, "table.md"), "w") as f:
+        f.write("Last probe of each run; mean [95% bootstrap percentile interval] over seeds.\n\n" + "\n".join(rows) +
+                "\n" + note)
+    print("\n".join(rows) + "\n" + note)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
