@@ -5,8 +5,9 @@ configs/text_phase.toml (a `p0sim sweep ... --keep-runs`, possibly in shards, or
   python3 scripts/text_phase.py OUT_DIR RUNS_DIR [RUNS_DIR ...]
 
 RUNS_DIR holds <variant>/seed-<i>/ or variant=<variant>/seed-<i>/ run directories (a sweep's runs/,
-an experiment's runs/). Every probe of every run is one cell sample: its T (the run's seq-len) and
-the tokens it had trained on (step x batch x T). Per probe, over the model's layers:
+an experiment's runs/, e.g. configs/text_controls.toml's). Every probe of every run is one cell
+sample: its variant (columns ordered by T, then by name) and the tokens it had trained on (step x
+batch x T). Per probe, over the model's layers:
   sink_1          Gu et al.'s Sink_1 with eps = 0.3: the fraction of all heads (every layer) whose mean
                   attention to key 0 over the queries i >= 1 exceeds eps (trace.csv sink_1 is the
                   fraction per layer; their mean over layers is the fraction of all heads)
@@ -17,8 +18,8 @@ the tokens it had trained on (step x batch x T). Per probe, over the model's lay
   heldout_bpb     the probe batch's loss (held-out documents) in bits per byte
 Writes OUT_DIR/heat_<metric>.gp and .png (mean over seeds per cell; `gnuplot heat_<metric>.gp`
 redraws it), OUT_DIR/cells.csv (every cell: T, tokens, seeds, mean) and OUT_DIR/table.md (the last
-probe per T: mean [95% bootstrap percentile interval] over seeds; the corpus's held-out bits per byte
-and unigram entropy from summary.json).
+probe per variant: mean [95% bootstrap percentile interval] over seeds; the corpus's held-out bits per
+byte and unigram entropy from summary.json).
 """
 import csv
 import json
@@ -103,17 +104,17 @@ def bootstrap(values, level=0.95):
     return mean, q((1 - level) / 2), q((1 + level) / 2)
 
 
-def write_heatmap(out_dir, key, title, t_values, token_values, cell, value_range):
+def write_heatmap(out_dir, key, title, columns, token_values, cell, value_range):
     lines = [f"# scripts/text_phase.py: {key}, mean over seeds. Redraw in this directory: gnuplot heat_{key}.gp",
              f'if (!exists("outfile")) outfile = "heat_{key}.png"',
              'set terminal pngcairo noenhanced size 640,480 font "sans,10"', "set output outfile",
-             "set palette rgb 33,13,10", f'set title "{title}"', 'set xlabel "context length T (bytes)"',
+             "set palette rgb 33,13,10", f'set title "{title}"', 'set xlabel "variant (T = context length in bytes)"',
              'set ylabel "training tokens (millions)"', "$d << EOD"]
     for j, tok in enumerate(token_values):
         lines.append(" ".join(
-            "nan" if (t, tok) not in cell else f"{sum(cell[(t, tok)]) / len(cell[(t, tok)]):.6g}" for t in t_values))
-    lines += ["EOD", f"set xrange [-0.5:{len(t_values) - 0.5}]", f"set yrange [-0.5:{len(token_values) - 0.5}]",
-              "set xtics (" + ", ".join(f'"{t}" {i}' for i, t in enumerate(t_values)) + ")",
+            "nan" if (v, tok) not in cell else f"{sum(cell[(v, tok)]) / len(cell[(v, tok)]):.6g}" for v in columns))
+    lines += ["EOD", f"set xrange [-0.5:{len(columns) - 0.5}]", f"set yrange [-0.5:{len(token_values) - 0.5}]",
+              "set xtics (" + ", ".join(f'"{v}" {i}' for i, v in enumerate(columns)) + ")",
               "set ytics (" + ", ".join(f'"{tok / 1e6:.1f}" {j}' for j, tok in enumerate(token_values) if j % 2 == 0) + ")"]
     if value_range:
         lines.append(f"set cbrange [{value_range[0]}:{value_range[1]}]")
@@ -142,34 +143,37 @@ def main(argv):
     cells = {key: {} for key, _, _ in METRICS}
     final = {}
     corpus = None
+    seq_len = {}
     for run in runs:
         c = run["summary"]["config"]
-        T, B = c["seq_len"], c["batch"]
+        T, B, v = c["seq_len"], c["batch"], run["variant"]
+        seq_len[v] = T
         probes = probes_of(run["dir"])
         for p in probes:
             tokens = p["step"] * B * T
             for key, _, _ in METRICS:
                 if math.isfinite(p[key]):
-                    cells[key].setdefault((T, tokens), []).append(p[key])
+                    cells[key].setdefault((v, tokens), []).append(p[key])
         last = dict(probes[-1])
         text = run["summary"].get("text") or {}
         last["summary_bpb"] = text.get("heldout_bits_per_byte")
         corpus = corpus or text
-        final.setdefault(T, []).append((run["seed"], last, run["summary"]["steps"] * B * T))
-    t_values = sorted(final)
+        final.setdefault(v, []).append((run["seed"], last, run["summary"]["steps"] * B * T))
+    order = [r["variant"] for r in runs]
+    columns = sorted(final, key=lambda v: (seq_len[v], order.index(v)))
     token_values = sorted({tok for cell in cells.values() for (_, tok) in cell})
     for key, title, value_range in METRICS:
-        write_heatmap(out_dir, key, title, t_values, token_values, cells[key], value_range)
+        write_heatmap(out_dir, key, title, columns, token_values, cells[key], value_range)
     with open(os.path.join(out_dir, "cells.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["metric", "T", "tokens", "seeds", "mean"])
+        w.writerow(["metric", "variant", "T", "tokens", "seeds", "mean"])
         for key, _, _ in METRICS:
-            for (T, tok), xs in sorted(cells[key].items()):
-                w.writerow([key, T, tok, len(xs), f"{sum(xs) / len(xs):.9g}"])
-    rows = ["| T | seeds | tokens | held-out bits/byte | Sink_1 | max p0_norm_ratio | p0_cos there | massive ratio at P0 | massive ratio elsewhere |",
-            "|---|---|---|---|---|---|---|---|---|"]
-    for T in t_values:
-        entries = final[T]
+            for (v, tok), xs in sorted(cells[key].items(), key=lambda kv: (columns.index(kv[0][0]), kv[0][1])):
+                w.writerow([key, v, seq_len[v], tok, len(xs), f"{sum(xs) / len(xs):.9g}"])
+    rows = ["| variant | T | seeds | tokens | held-out bits/byte | Sink_1 | max p0_norm_ratio | p0_cos there | massive ratio at P0 | massive ratio elsewhere |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for v in columns:
+        entries = final[v]
 
         def cell(key, digits=3):
             m, lo, hi = bootstrap([e[1][key] for e in entries])
@@ -177,7 +181,7 @@ def main(argv):
 
         bpb = [e[1]["summary_bpb"] for e in entries if e[1]["summary_bpb"] is not None]
         m, lo, hi = bootstrap(bpb) if bpb else (float("nan"),) * 3
-        rows.append(f"| {T} | {len(entries)} | {entries[0][2] / 1e6:.1f} M | {m:.3f} [{lo:.3f}, {hi:.3f}] | "
+        rows.append(f"| {v} | {seq_len[v]} | {len(entries)} | {entries[0][2] / 1e6:.1f} M | {m:.3f} [{lo:.3f}, {hi:.3f}] | "
                     f"{cell('sink_1')} | {cell('p0_norm_ratio')} | {cell('p0_cos')} | {cell('massive_p0', 1)} | "
                     f"{cell('massive_rest', 1)} |")
     note = ""
