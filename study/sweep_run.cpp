@@ -1,6 +1,5 @@
 #include "study/sweep_run.hpp"
 
-#include <fstream>
 #include <iterator>
 #include <map>
 #include <sstream>
@@ -19,11 +18,6 @@ using sweep::JobResult;
 using sweep::SweepPlan;
 
 namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 std::string first_difference(const std::string& a, const std::string& b) {
   std::istringstream ia(a), ib(b);
@@ -83,7 +77,7 @@ std::string first_line(const std::string& text) {
 }  // namespace
 
 bool is_experiment_toml(const std::string& path) {
-  std::istringstream in(slurp(path));
+  std::istringstream in(read_text_file(path, "--config"));
   for (std::string line; std::getline(in, line);) {
     const auto b = line.find_first_not_of(" \t");
     if (b != std::string::npos && line[b] == '[') return true;
@@ -113,7 +107,7 @@ SweepRunSummary run_sweep(ResolvedSweep& rs, const SweepRunOptions& o) {
           "'" + dir.string() + "' is not empty (pass --resume to continue the sweep in it, or --force to start over)");
     prepare_output_dir("--out", dir, true);
     if (exists_nonempty && o.resume && fs::exists(dir / "sweep.toml")) {
-      const std::string old = slurp(dir / "sweep.toml");
+      const std::string old = read_text_file(dir / "sweep.toml", "--resume");
       if (old.find(engine_line()) == std::string::npos)
         throw UsageError("--resume", "'" + dir.string() +
                                          "' was computed by another engine version than this p0sim's (" +
@@ -175,7 +169,7 @@ MergeSummary merge_sweeps(const std::vector<std::string>& dirs, const fs::path& 
     const fs::path toml = fs::path(d) / "sweep.toml";
     if (!fs::is_regular_file(toml)) throw UsageError("DIR", "'" + d + "' has no sweep.toml: not a sweep directory");
     if (!fs::is_regular_file(fs::path(d) / "results.csv")) throw UsageError("DIR", "'" + d + "' has no results.csv");
-    const std::string id = sweep_identity(slurp(toml));
+    const std::string id = sweep_identity(read_text_file(toml, "DIR"));
     if (first.empty()) {
       identity = id;
       first = d;
@@ -192,7 +186,7 @@ MergeSummary merge_sweeps(const std::vector<std::string>& dirs, const fs::path& 
     for (const bool timing : {false, true}) {
       const fs::path file = fs::path(d) / (timing ? "timings.csv" : "results.csv");
       if (timing && !fs::exists(file)) continue;  // timings are informative only
-      const std::string text = slurp(file);
+      const std::string text = read_text_file(file, "DIR");
       std::string& h = timing ? timing_header : header;
       if (h.empty()) h = first_line(text);
       if (first_line(text) != h)
