@@ -15,6 +15,7 @@ void add_experiment_command(CLI::App& app);         // experiment: variants x se
 void add_plot_command(CLI::App& app);               // plot: gnuplot PNGs of a run, experiment or theory CSV
 void add_report_command(CLI::App& app);             // report: one self-contained HTML page of a run, experiment, sweep
 void add_sweep_commands(CLI::App& app);             // sweep (grid x seeds, threads/shards/MPI), sweep-merge
+void add_scale_p0_command(CLI::App& app);           // scale-p0: loss and attention along a scaled P0 residual
 
 // Compiler, flags and Eigen SIMD instruction sets in use.
 std::string version_text();

@@ -36,6 +36,7 @@ int run_main(int argc, char** argv) {
   add_plot_command(app);
   add_sweep_commands(app);
   add_report_command(app);
+  add_scale_p0_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -115,6 +115,9 @@ struct Model<Scalar>::Impl {
   // The ablation in force (set_ablation): none when abl_layer < 0.
   Index abl_layer = none, abl_head = none;
   Vector abl_value;  // empty: zeros
+  // The position-0 scale in force (set_position0_scale): none when p0_layer < 0.
+  Index p0_layer = none;
+  S p0_factor = S(1);
 
   // The columns of the last forward (lay_out)
   std::vector<ly::Sequence> seqs;
@@ -215,6 +218,10 @@ struct Model<Scalar>::Impl {
     else
       block.colwise() = abl_value;
   }
+  // column 0 of every sequence (each row, or each prefix pass) *= p0_factor
+  void scale_position0(Matrix& m) {
+    for (Index s = 0; s < nseq; ++s) m.col(seqs[static_cast<std::size_t>(s)].offset) *= p0_factor;
+  }
 
   double forward(const std::int32_t* rows, int B) {
     if (B < 1 || B > max_batch)
@@ -240,6 +247,7 @@ struct Model<Scalar>::Impl {
       if (abl_layer == l && abl_head == none) ablate(b.fch_act, 0, F);
       a.res[l + 1].leftCols(N) = b.mid.leftCols(N);
       linear_forward(a.res[l + 1], b.fch_act, w.mlp.w2, true);
+      if (p0_layer == l) scale_position0(a.res[l + 1]);
     }
     norm_forward(a.norm_f, a.res[L], p.norm_f);
     linear_forward(a.logits, a.norm_f.out, p.lm_head);
@@ -251,6 +259,7 @@ struct Model<Scalar>::Impl {
   void backward() {
     if (abl_layer != none)
       throw std::logic_error("Model::backward with an ablation set (ablations are for evaluation)");
+    if (p0_layer != none) throw std::logic_error("Model::backward with a position-0 scale set (it is for evaluation)");
     if (batch == 0) throw std::logic_error("Model::backward called before forward");
     ly::crossentropy_backward(a.dlogits.data(), a.probs.data(), targets.data(), N, V, S(1) / static_cast<S>(batch * P),
                               false);
@@ -476,6 +485,20 @@ template <typename Scalar>
 void Model<Scalar>::clear_ablation() {
   impl_->abl_layer = impl_->abl_head = Impl::none;
   impl_->abl_value.resize(0);
+}
+template <typename Scalar>
+void Model<Scalar>::set_position0_scale(int layer, Scalar factor) {
+  Impl& m = *impl_;
+  if (layer < 0 || layer >= m.L) throw std::out_of_range("set_position0_scale: layer index " + std::to_string(layer));
+  if (!std::isfinite(factor))
+    throw std::invalid_argument("set_position0_scale: factor must be finite, got " + std::to_string(factor));
+  m.p0_layer = layer;
+  m.p0_factor = factor;
+}
+template <typename Scalar>
+void Model<Scalar>::clear_position0_scale() {
+  impl_->p0_layer = Impl::none;
+  impl_->p0_factor = Scalar(1);
 }
 template <typename Scalar>
 std::vector<Scalar> Model<Scalar>::mean_component_output(int layer, int head) const {

@@ -117,6 +117,17 @@ class Model {
   // of the MLP hidden activation (F): what a mean ablation substitutes.
   std::vector<Scalar> mean_component_output(int layer, int head) const;
 
+  // Position-0 scaling, for evaluation only (backward() refuses while one is set): from the next
+  // forward on, the residual stream at position 0 of every row (prefix-bidirectional: position 0 of
+  // every prefix pass) is multiplied by `factor` right after block `layer` (0..L-1). hidden(layer+1)
+  // returns the scaled state, and every later block, the final norm and the logits read it; blocks
+  // 0..layer are untouched. Position 0 is the first position the model sees: with config.bos, the
+  // BOS position, not the first token. factor = 1 changes no bit. A bad layer throws
+  // std::out_of_range, a non-finite factor std::invalid_argument. clear_position0_scale() restores
+  // the model. (The training step never reads it and allocates nothing for it.)
+  void set_position0_scale(int layer, Scalar factor);
+  void clear_position0_scale();
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -85,24 +85,18 @@ Prober::Prober(const ModelConfig& model, const DataGenerator& data, const ProbeC
           kinds_[static_cast<std::size_t>(n) * T + t] == Kind::first;
 }
 
-ProbeRecord Prober::probe(const Model<float>& trained, int step) {
-  const ModelConfig& mc = model_.config();
-  const int N = config_.batch, T = mc.seq_len, P = mc.positions(), L = mc.layers;
-  const int V = mc.vocab, bos = mc.bos ? 1 : 0, row_len = T + 1;
-  model_.params() = trained.params();
-  ProbeRecord r;
-  r.step = step;
-  r.loss = static_cast<double>(model_.forward(rows_.data(), N));
-
-  // Accuracy: argmax of the prediction made at input t (model position t + bos) against token t+1.
-  const float* logits = model_.logits();  // (N,P,V)
+template <typename Scalar>
+void score_accuracy(ProbeRecord& r, const Scalar* logits, const std::int32_t* rows, const Kind* kinds, int N,
+                    const ModelConfig& mc) {
+  const int T = mc.seq_len, P = mc.positions(), V = mc.vocab, bos = mc.bos ? 1 : 0, row_len = T + 1;
   long hit = 0, first_hit = 0, query_hit = 0;
+  r.scored = r.first_scored = r.query_scored = 0;
   for (int n = 0; n < N; ++n) {
     for (int t = 0; t < T; ++t) {
-      const Kind k = kinds_[static_cast<std::size_t>(n) * T + t];
+      const Kind k = kinds[static_cast<std::size_t>(n) * T + t];
       if (k == Kind::none) continue;
-      const float* z = logits + (static_cast<long>(n) * P + t + bos) * V;
-      const bool ok = std::max_element(z, z + V) - z == rows_[static_cast<std::size_t>(n) * row_len + t + 1];
+      const Scalar* z = logits + (static_cast<long>(n) * P + t + bos) * V;  // (V)
+      const bool ok = std::max_element(z, z + V) - z == rows[static_cast<std::size_t>(n) * row_len + t + 1];
       if (k == Kind::query) {
         ++r.query_scored;
         query_hit += ok;
@@ -119,7 +113,20 @@ ProbeRecord Prober::probe(const Model<float>& trained, int step) {
   r.accuracy = r.scored > 0 ? static_cast<double>(hit) / static_cast<double>(r.scored) : kNaN;
   r.first_accuracy = r.first_scored > 0 ? static_cast<double>(first_hit) / static_cast<double>(r.first_scored) : kNaN;
   r.query_accuracy = r.query_scored > 0 ? static_cast<double>(query_hit) / static_cast<double>(r.query_scored) : kNaN;
+}
+template void score_accuracy<float>(ProbeRecord&, const float*, const std::int32_t*, const Kind*, int,
+                                    const ModelConfig&);
+template void score_accuracy<double>(ProbeRecord&, const double*, const std::int32_t*, const Kind*, int,
+                                     const ModelConfig&);
 
+ProbeRecord Prober::probe(const Model<float>& trained, int step) {
+  const ModelConfig& mc = model_.config();
+  const int N = config_.batch, L = mc.layers;
+  model_.params() = trained.params();
+  ProbeRecord r;
+  r.step = step;
+  r.loss = static_cast<double>(model_.forward(rows_.data(), N));
+  score_accuracy(r, model_.logits(), rows_.data(), kinds_.data(), N, mc);
   r.layers.resize(static_cast<std::size_t>(L));
   for (int l = 0; l < L; ++l)
     r.layers[static_cast<std::size_t>(l)] = probe_layer(model_, l, r.scored > 0 ? &active_ : nullptr, config_.sink_eps);

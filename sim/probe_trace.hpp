@@ -54,6 +54,14 @@ struct ProbeRecord {
   std::string stage = "none";
 };
 
+// Sets r's accuracy, first_accuracy, query_accuracy and their counts from a forward's logits
+// (N,P,V) on `rows` (N,T+1) whose input positions the task marked with `kinds` (N,T): the argmax of
+// the prediction at input t (model position t, or t+1 with BOS) against token t+1. Prober::probe
+// scores its batch with it; any model's logits (float or double) can be scored the same way.
+template <typename Scalar>
+void score_accuracy(ProbeRecord& r, const Scalar* logits, const std::int32_t* rows, const Kind* kinds, int N,
+                    const ModelConfig& mc);
+
 // The metrics of block l from `model`'s last forward (its last_batch() rows): the state after the
 // block and after its attention sublayer, its heads and their value drain. active: (N,P) flags of
 // the task's active queries (attn_to_0_active is NaN without them); sink_eps: the sink threshold.

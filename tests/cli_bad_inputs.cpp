@@ -119,7 +119,7 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
   REQUIRE(fs::exists(F / "run" / "checkpoint" / "state.prev.ckpt"));
   fs::create_directory(F / "empty");
   write_text(F / "short.txt", "one short document\n\nand another\n");
-  for (const char* name : {"corrupt", "foreign", "w_missing", "w_shaped", "w_cfg"})
+  for (const char* name : {"corrupt", "foreign", "w_missing", "w_shaped", "w_cfg", "no_weights"})
     fs::copy(F / "run", F / name, fs::copy_options::recursive);
   for (const char* name : {"corrupt", "foreign"}) fs::remove(F / name / "summary.json");
   for (const char* ckpt : {"state.ckpt", "state.prev.ckpt"}) {
@@ -134,6 +134,7 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
     write_text(F / "foreign" / "config.toml", cfg.replace(at, 8, "seed = 4"));
   }
   fs::remove(F / "w_missing" / "weights" / "norm_f.weight.npy");
+  fs::remove_all(F / "no_weights" / "weights");
   std::vector<float> floats(2 * 9, 1.0f);
   p0sim::sim::write_npy(F / "w_shaped" / "weights" / "lm_head.npy", floats.data(), {2, 9});
   write_text(F / "w_cfg" / "weights" / "config.json", "{ not json");
@@ -187,6 +188,7 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
   const std::string train = "train --steps 2 --out run";
   const std::string eval = "eval --weights " + f + "run/weights --out ev";
   const std::string experiment = "experiment --seeds 2 --out e --config " + f + "experiment.toml";
+  const std::string scale_p0 = "scale-p0 " + f + "run --out o.csv";
 
   const std::vector<BadCase> cases = {
       // theory cone
@@ -297,6 +299,23 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
       {"report " + f + "run --row -1", "--row"},
       {"report " + f + "run --out /nonexistent_p0sim_dir/r.html", "--out"},
       {"report", "DIR"},
+      // scale-p0
+      {"scale-p0 " + f + "no_such_dir --out o.csv", "RUN_DIR"},
+      {"scale-p0 " + f + "empty --out o.csv", "RUN_DIR"},       // no config.toml
+      {"scale-p0 " + f + "no_weights --out o.csv", "RUN_DIR"},  // no weights/
+      {"scale-p0 " + f + "w_missing --out o.csv", "norm_f.weight.npy"},
+      {"scale-p0 --out o.csv", "RUN_DIR"},
+      {"scale-p0 " + f + "run", "--out"},
+      {scale_p0 + " --factors 0", "--factors"},
+      {scale_p0 + " --factors 1,-2", "--factors"},
+      {scale_p0 + " --factors nan", "--factors"},
+      {scale_p0 + " --factors inf", "--factors"},
+      {scale_p0 + " --factors 1,x", "--factors"},
+      {scale_p0 + " --layers 2", "--layers"},  // the run has blocks 0 and 1
+      {scale_p0 + " --layers -1", "--layers"},
+      {scale_p0 + " --rows 1", "--rows"},
+      {"scale-p0 " + f + "run --out /nonexistent_p0sim_dir/o.csv", "--out"},
+      {"scale-p0 " + f + "run --out " + f + "plain/notes.csv", "--out"},  // exists, no --force
   };
   REQUIRE(cases.size() >= 40);
   std::cerr << "bad-input table: " << cases.size() << " cases\n";
