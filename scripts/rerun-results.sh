@@ -25,7 +25,7 @@ declare -A config=(
   [stage_g]=configs/search/stage_g_20000_steps.toml
   [stage_h]=configs/search/stage_h_long_context.toml
 )
-names="${2:-p0sink frlookup_controls stage_a stage_b stage_c stage_d stage_e stage_f stage_h stage_g warm_start text_phase}"
+names="${2:-p0sink frlookup_controls stage_a stage_b stage_c stage_d stage_e stage_f stage_h stage_g warm_start warm_start_optimizers text_phase}"
 mkdir -p "$out/tables"
 "$bin" --version > "$out/version.txt"
 
@@ -68,6 +68,12 @@ text_phase() {  # the text task's T x tokens phase diagram: a sweep keeping ever
   echo "$(date -u +%H:%M:%S) text_phase done"
 }
 
+warm_start_optimizers() {  # why training removes the circuit's high norm (docs/search/warm_start_optimizers)
+  P0SIM_BIN="$bin" bash scripts/warm_start_optimizers.sh "$out/warm_start_optimizers" > "$out/warm_start_optimizers.log"
+  python3 scripts/warm_start_table.py "$out/warm_start_optimizers" > docs/search/warm_start_optimizers/table.md
+  echo "$(date -u +%H:%M:%S) warm_start_optimizers done"
+}
+
 warm_start() {  # the README's table: lr x weight decay x seeds 1-3
   local lr wd seed dir
   for lr in 3e-4 3e-3; do
@@ -89,7 +95,7 @@ warm_start() {  # the README's table: lr x weight decay x seeds 1-3
 mkdir -p "$out/warm_start"
 for name in $names; do
   case "$name" in
-    warm_start | text_phase) "$name" ;;
+    warm_start | warm_start_optimizers | text_phase) "$name" ;;
     *) experiment "$name" ;;
   esac
 done

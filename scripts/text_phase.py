@@ -25,10 +25,12 @@ import csv
 import json
 import math
 import os
-import random
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from interval import bootstrap  # noqa: E402
 
 METRICS = [
     ("sink_1", "Sink_1 (eps 0.3): fraction of heads sinking on position 0", (0.0, 1.0)),
@@ -38,7 +40,6 @@ METRICS = [
     ("massive_rest", "massive-activation ratio away from P0 (max over blocks)", None),
     ("heldout_bpb", "held-out bits per byte (probe batch)", None),
 ]
-BOOTSTRAP_RESAMPLES = 10000
 
 
 def read_csv(path):
@@ -84,24 +85,6 @@ def find_runs(roots):
                     summary = json.load(f)
                 runs.append({"variant": variant.split("=", 1)[-1], "seed": seed, "dir": rdir, "summary": summary})
     return runs
-
-
-def bootstrap(values, level=0.95):
-    """Mean and percentile-bootstrap interval (a fixed-seed stream: the same values give the same
-    interval); the bounds are means of observed values, so they stay inside the values' range."""
-    n = len(values)
-    mean = sum(values) / n
-    if n < 2:
-        return mean, float("nan"), float("nan")
-    rng = random.Random(20261203)
-    means = sorted(sum(rng.choice(values) for _ in range(n)) / n for _ in range(BOOTSTRAP_RESAMPLES))
-
-    def q(p):
-        h = p * (len(means) - 1)
-        i = int(math.floor(h))
-        return means[-1] if i + 1 >= len(means) else means[i] + (h - i) * (means[i + 1] - means[i])
-
-    return mean, q((1 - level) / 2), q((1 + level) / 2)
 
 
 def write_heatmap(out_dir, key, title, columns, token_values, cell, value_range):
