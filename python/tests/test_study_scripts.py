@@ -1,0 +1,74 @@
+"""The study scripts that turn run directories into docs/search tables: scripts/text_phase.py
+(phase diagram of the text task) and scripts/interval.py (the bootstrap interval they print), on
+run directories written here with known numbers."""
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPTS = Path(os.environ["P0SIM_SOURCE_DIR"]) / "scripts"
+sys.path.insert(0, str(SCRIPTS))
+from interval import bootstrap  # noqa: E402
+
+TRACE_HEADER = ["step", "layer", "p0_norm_ratio", "p0_cos", "massive_ratio", "massive_ratio_rest", "sink_1", "loss"]
+
+
+def write_run(root, variant, seed, T, B, layers_by_step):
+    run = root / f"variant={variant}" / f"seed-{seed}"
+    run.mkdir(parents=True)
+    with open(run / "trace.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(TRACE_HEADER)
+        for step, layers in layers_by_step.items():
+            for layer, (ratio, cos, massive, rest, sink1, loss) in enumerate(layers):
+                w.writerow([step, layer, ratio, cos, massive, rest, sink1, loss])
+    summary = {"config": {"seq_len": T, "batch": B}, "steps": max(layers_by_step),
+               "text": {"heldout_bits_per_byte": 2.5 + seed / 10, "unigram_bits_per_byte": 4.76}}
+    (run / "summary.json").write_text(json.dumps(summary))
+
+
+def test_the_phase_diagram_reads_gu_sink1_as_the_fraction_of_all_heads_and_the_largest_ratio(tmp_path):
+    runs = tmp_path / "runs"
+    # two layers; at step 10 layer 0 has Sink_1 0.5 and layer 1 0.0: Sink_1 of the model = 0.25.
+    for seed, extra in ((0, 0.0), (1, 0.2)):
+        write_run(runs, "T16", seed, 16, 8, {
+            0: [(1.0, 0.1, 3.0, 4.0, 0.0, math.log(2) * 8), (1.0, 0.1, 3.0, 4.0, 0.0, math.log(2) * 8)],
+            10: [(1.5 + extra, 0.3, 5.0, 6.0, 0.5, math.log(2) * 3), (2.5 + extra, 0.9, 7.0, 5.0, 0.0, math.log(2) * 3)],
+        })
+    write_run(runs, "T32", 0, 32, 4, {10: [(0.5, 0.2, 1.0, 2.0, 0.25, math.log(2))]})
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "text_phase.py"), str(out), str(runs)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    cells = {(r["metric"], r["variant"], int(r["tokens"])): r for r in csv.DictReader(open(out / "cells.csv"))}
+    # tokens = step x batch x T; means over the two seeds
+    assert float(cells[("sink_1", "T16", 10 * 8 * 16)]["mean"]) == 0.25
+    assert float(cells[("p0_norm_ratio", "T16", 1280)]["mean"]) == 2.6  # largest block, mean of 2.5 and 2.7
+    assert float(cells[("p0_cos", "T16", 1280)]["mean"]) == 0.9  # at the block of that ratio
+    assert float(cells[("massive_p0", "T16", 1280)]["mean"]) == 7.0
+    assert float(cells[("heldout_bpb", "T16", 1280)]["mean"]) == 3.0
+    assert cells[("sink_1", "T32", 10 * 4 * 32)]["seeds"] == "1"
+    table = (out / "table.md").read_text()
+    assert "| T16 | 16 | 2 |" in table and "| T32 | 32 | 1 |" in table
+    assert table.index("| T16 |") < table.index("| T32 |")  # columns ordered by T
+    for metric in ("sink_1", "p0_norm_ratio", "p0_cos", "massive_p0", "massive_rest", "heldout_bpb"):
+        assert (out / f"heat_{metric}.png").stat().st_size > 1000
+
+
+def test_the_phase_diagram_refuses_a_directory_without_runs(tmp_path):
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "text_phase.py"), str(tmp_path / "o"), str(tmp_path)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "RUNS_DIR" in proc.stderr
+
+
+def test_the_bootstrap_interval_stays_within_the_values_and_repeats():
+    values = [0.0, 1.0, 1.0, 1.0, 0.9]
+    mean, lo, hi = bootstrap(values)
+    assert mean == 0.78
+    assert 0.0 <= lo <= mean <= hi <= 1.0
+    assert bootstrap(values) == (mean, lo, hi)
+    assert math.isnan(bootstrap([0.5])[1])
