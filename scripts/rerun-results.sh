@@ -24,8 +24,9 @@ declare -A config=(
   [stage_f]=configs/search/stage_f_length256.toml
   [stage_g]=configs/search/stage_g_20000_steps.toml
   [stage_h]=configs/search/stage_h_long_context.toml
+  [sgd_from_scratch]=configs/sgd_from_scratch.toml
 )
-names="${2:-p0sink frlookup_controls stage_a stage_b stage_c stage_d stage_e stage_f stage_h stage_g warm_start warm_start_optimizers text_phase}"
+names="${2:-p0sink frlookup_controls stage_a stage_b stage_c stage_d stage_e stage_f stage_h stage_g warm_start warm_start_optimizers sgd_from_scratch text_phase}"
 mkdir -p "$out/tables"
 "$bin" --version > "$out/version.txt"
 
