@@ -72,3 +72,24 @@ def test_the_bootstrap_interval_stays_within_the_values_and_repeats():
     assert 0.0 <= lo <= mean <= hi <= 1.0
     assert bootstrap(values) == (mean, lo, hi)
     assert math.isnan(bootstrap([0.5])[1])
+
+
+def test_the_scale_table_runs_scale_p0_on_every_seed_of_an_experiment(tmp_path):
+    p0sim = os.environ["P0SIM_BINARY"]
+    golden = Path(os.environ["P0SIM_SOURCE_DIR"]) / "tests" / "golden" / "experiment.toml"
+    exp = tmp_path / "exp"
+    subprocess.run([p0sim, "experiment", "--config", str(golden), "--seeds", "2", "--variants",
+                    "main,prefix-bidirectional", "--out", str(exp)], check=True, capture_output=True, timeout=300)
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "scale_p0_table.py"), p0sim, str(exp)], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split("|")[1:-1] for line in proc.stdout.splitlines()[2:]]
+    assert [r[0].strip() for r in rows] == ["main", "prefix-bidirectional"]
+    for r in rows:
+        assert r[1].strip() == "2"
+        lo_hi = r[2].split("[")[1].rstrip("] ").split(",")
+        mean = float(r[2].split("[")[0])
+        assert float(lo_hi[0]) <= mean <= float(lo_hi[1])
+    bad = subprocess.run([sys.executable, str(SCRIPTS / "scale_p0_table.py"), p0sim, str(tmp_path)],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "usage" in bad.stderr
