@@ -32,10 +32,6 @@ std::vector<ScaleP0Row> scale_p0(const sim::ModelConfig& model, std::span<const 
     throw std::invalid_argument("scale_p0: " + std::to_string(params.size()) + " parameters, the model has " +
                                 std::to_string(m.params().size()));
   m.params() = Eigen::Map<const Eigen::VectorXf>(params.data(), m.params().size()).cast<double>();
-  // The queries t >= 1 of every row, passed as head_attention's "active" queries: its
-  // attn_to_0_active is then the mean of A[t,0] over rows and t >= 1 (query 0 sees key 0 alone).
-  std::vector<char> after_first(static_cast<std::size_t>(N) * P, 1);  // (N,P)
-  for (int n = 0; n < N; ++n) after_first[static_cast<std::size_t>(n) * P] = 0;
   // As the probe reads them: sigmoid attention through the row-normalised |A| proxy.
   const bool proxy = model.attn == sim::Attn::sigmoid;
   auto loss_at = [&](int l, double f) {
@@ -58,10 +54,9 @@ std::vector<ScaleP0Row> scale_p0(const sim::ModelConfig& model, std::span<const 
       r.attn_to_0.assign(static_cast<std::size_t>(L), kNaN);
       r.sink_rate.assign(static_cast<std::size_t>(L), kNaN);
       for (int k = l + 1; k < L; ++k) {
-        std::vector<sim::HeadAttention> heads =
-            sim::head_attention(m.attention(k), N, H, P, proxy, &after_first, o.sink_eps);  // (N,H,P,P)
-        for (sim::HeadAttention& hd : heads) hd.attn_to_0 = hd.attn_to_0_active;  // alpha_0 over queries t >= 1
-        const sim::SinkMetrics s = sim::sink_metrics(heads, o.sink_eps);
+        // trace.csv's attn_to_0 and sink_rate of block k, from the same functions the probe calls
+        const sim::SinkMetrics s = sim::sink_metrics(
+            sim::head_attention(m.attention(k), N, H, P, proxy, nullptr, o.sink_eps), o.sink_eps);  // (N,H,P,P)
         r.attn_to_0[static_cast<std::size_t>(k)] = s.attn_to_0;
         r.sink_rate[static_cast<std::size_t>(k)] = s.sink_rate;
       }

@@ -18,7 +18,7 @@ namespace p0sim::study {
 struct ScaleP0Options {
   std::vector<int> layers;      // blocks l in 0..L-1 after which position 0 is scaled
   std::vector<double> factors;  // finite, > 0
-  double sink_eps = 0.3;        // a head sinks when its mean attention to key 0 (queries t >= 1) exceeds this
+  double sink_eps = 0.3;        // a head sinks when its alpha_0 exceeds this (the probe's sink-eps)
   double fd_step = 1e-3;        // h of the central difference in log(factor)
 };
 
@@ -28,8 +28,9 @@ struct ScaleP0Row {
   double loss = 0.0;              // mean cross-entropy (nats) over the N*P predictions
   double dloss_dlogfactor = 0.0;  // (loss(factor e^h) - loss(factor e^-h)) / (2h)
   double accuracy = 0.0;          // argmax accuracy at the task's scored positions, as the probe's (NaN if none)
-  // (L) per block k: the mean over heads, rows and queries t >= 1 of the attention on key 0, and the
-  // fraction of heads whose mean over rows and queries t >= 1 exceeds sink_eps; NaN for k <= layer.
+  // (L) per block k, as trace.csv defines them (sim::head_attention, sim::sink_metrics): attn_to_0,
+  // the mean over heads of alpha_0 (mean over rows and queries t >= 0 of the attention on key 0), and
+  // sink_rate, the fraction of heads whose alpha_0 exceeds sink_eps; NaN for k <= layer.
   std::vector<double> attn_to_0, sink_rate;
 };
 

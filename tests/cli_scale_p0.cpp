@@ -1,7 +1,8 @@
 // `p0sim scale-p0` through the binary, on a small trained firstrecall run: at factor 1 it gives the
-// run's last probe loss (the same probe rows; the command runs in double, the probe in float, so
-// they agree to float rounding, not bit for bit); its attention columns are fractions; its slope
-// agrees with the secant through the neighbouring factors' losses; its resolved config replays it.
+// run's last probe loss and layer-1 attention metrics (the same probe rows; the command runs in
+// double, the probe in float, so they agree to float rounding, not bit for bit); its attention
+// columns are fractions; its slope agrees with the secant through the neighbouring factors' losses;
+// its resolved config replays it.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
@@ -97,6 +98,11 @@ TEST_CASE(
   CHECK_THAT(csv.number(2, "loss"), Catch::Matchers::WithinRel(probe_loss, 1e-6));
   CHECK_THAT(csv.number(2, "accuracy"),
              Catch::Matchers::WithinAbs(trace.number(trace.rows.size() - 1, "accuracy"), 1e-12));
+  // Block 1's attention columns are trace.csv's attn_to_0 and sink_rate of layer 1 (its last row).
+  REQUIRE(trace.number(trace.rows.size() - 1, "layer") == 1);
+  CHECK_THAT(csv.number(2, "attn_to_0_l1"),
+             Catch::Matchers::WithinAbs(trace.number(trace.rows.size() - 1, "attn_to_0"), 1e-6));
+  CHECK(csv.number(2, "sink_rate_l1") == trace.number(trace.rows.size() - 1, "sink_rate"));
 
   for (std::size_t i = 0; i < csv.rows.size(); ++i) {
     CAPTURE(i);

@@ -1,6 +1,7 @@
 // study::scale_p0, the computation behind `p0sim scale-p0`: at factor 1 it is the unscaled model;
 // its slope is the loss's derivative along log(factor); its attention columns are the mean over
-// heads, rows and queries t >= 1 of the weight on key 0, for the blocks after the scaled one only.
+// heads, rows and queries t >= 0 of the weight on key 0 (trace.csv's attn_to_0), for the blocks after the scaled one
+// only.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
@@ -99,13 +100,14 @@ TEST_CASE("scale_p0 at factor 1 is the unscaled model, and its slope is the deri
         CHECK(std::isnan(r->sink_rate[static_cast<std::size_t>(k)]));
         continue;
       }
-      // Mean over heads, rows and queries t >= 1 of A[t,0]; a head sinks when its own mean exceeds eps.
+      // trace.csv's definitions: the mean over heads, rows and queries t >= 0 of A[t,0]; a head sinks
+      // when its own mean exceeds eps.
       double total = 0, sinking = 0;
       for (int h = 0; h < H; ++h) {
         double head = 0;
         for (int n = 0; n < N; ++n)
-          for (int t = 1; t < P; ++t) head += intact.attention(k)[((n * H + h) * P + t) * P];
-        head /= N * (P - 1);
+          for (int t = 0; t < P; ++t) head += intact.attention(k)[((n * H + h) * P + t) * P];
+        head /= N * P;
         total += head / H;
         sinking += head > o.sink_eps ? 1.0 / H : 0.0;
       }
