@@ -79,14 +79,6 @@ std::string cell(const ResultColumn& c, const RunMetrics& m) {
 
 }  // namespace
 
-Range unit_range(const std::string& unit) {
-  constexpr double inf = std::numeric_limits<double>::infinity();
-  if (unit == "fraction") return {0.0, 1.0};
-  if (unit == "cosine") return {-1.0, 1.0};
-  if (unit == "nats" || unit == "ratio" || unit == "norm") return {0.0, inf};
-  return {};
-}
-
 RunMetrics run_metrics(const sim::TrainResult& r) {
   if (r.probes.empty()) throw RunError("a run has no probes: its metrics come from them");
   const sim::ProbeRecord& last = r.probes.back();

@@ -45,9 +45,6 @@ struct ResultMetric {
 // metrics declared in results.cpp, then the per-layer probe metrics marked in_results in
 // sim/probe_metrics.cpp.
 const std::vector<ResultMetric>& result_metrics();
-// The values a metric of this unit can take: fraction [0, 1], cosine [-1, 1], nats, ratio and norm
-// [0, inf), anything else unbounded. Verdict intervals are truncated to it.
-Range unit_range(const std::string& unit);
 
 // The metric columns for up to L layers: (column name, metric, layer).
 struct ResultColumn {

@@ -56,18 +56,6 @@ Interval percentile_interval(std::vector<double> stats, double mean, long n, dou
 }
 }  // namespace
 
-Interval mean_interval(const std::vector<double>& x, double level, Range range) {
-  RunningStats s;
-  for (double v : x) s.add(v);
-  Interval out;
-  out.n = static_cast<long>(s.n);
-  out.mean = s.n > 0 ? s.mean : kNaN;
-  const double h = s.ci_half_width(level);  // NaN when n < 2
-  out.lo = std::isnan(h) ? h : std::max(range.lo, out.mean - h);
-  out.hi = std::isnan(h) ? h : std::min(range.hi, out.mean + h);
-  return out;
-}
-
 WelchResult welch_t_test(const std::vector<double>& a, const std::vector<double>& b) {
   RunningStats sa, sb;
   for (double v : a) sa.add(v);

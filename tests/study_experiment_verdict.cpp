@@ -1,4 +1,4 @@
-// The experiment's statistics (Welch's t-test, Student-t intervals), its TOML parsing and the
+// The experiment's statistics (Welch's t-test, Student-t half-widths), its TOML parsing and the
 // verdict rules, on hand-made inputs with answers derived in closed form.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/errors.hpp"
+#include "common/stats.hpp"
 #include "study/experiment.hpp"
 #include "study/results.hpp"
 
@@ -50,41 +51,18 @@ TEST_CASE("Welch's t-test with zero variance is flagged degenerate and decided b
   CHECK_THROWS_AS(welch_t_test({1.0}, {0.0, 1.0}), std::domain_error);
 }
 
-TEST_CASE("the 95% interval uses the Student t quantile of n-1 dof", "[experiment][stats]") {
+TEST_CASE("the 95% Student-t half-width uses the t quantile of n-1 dof", "[experiment][stats]") {
+  auto half_width = [](std::initializer_list<double> x) {
+    p0sim::RunningStats s;
+    for (double v : x) s.add(v);
+    return s.ci_half_width(0.95);
+  };
   // {0,2}: mean 1, se = 1; t_{0.975,1} = tan(0.475 pi) (Cauchy quantile).
-  const Interval a = mean_interval({0.0, 2.0}, 0.95);
-  CHECK(a.n == 2);
-  CHECK_THAT(a.mean, WithinAbs(1.0, 1e-15));
-  CHECK_THAT(a.hi - a.mean, WithinRel(std::tan(0.475 * std::numbers::pi), 1e-10));
-  CHECK_THAT(a.mean - a.lo, WithinRel(std::tan(0.475 * std::numbers::pi), 1e-10));
-  // {0,1,2}: mean 1, se = 1/sqrt(3); for 2 dof the quantile is (2p-1)/sqrt(2p(1-p)), p = 0.975.
-  const Interval b = mean_interval({0.0, 1.0, 2.0}, 0.95);
-  CHECK_THAT(b.hi - b.lo, WithinRel(2.0 * 0.95 / std::sqrt(2.0 * 0.975 * 0.025) / std::sqrt(3.0), 1e-10));
-  CHECK(std::isnan(mean_interval({3.0}, 0.95).hi));
-}
-
-TEST_CASE("an interval is cut to its metric's range, and only where the Student-t bound leaves it",
-          "[experiment][stats]") {
-  // {0, 0, 1} as fractions: mean 1/3, se = 1/3, t_{0.975,2} = 4.303, so the bounds -1.1 and 1.77
-  // leave [0, 1] on both sides.
-  const Interval free = mean_interval({0.0, 0.0, 1.0}, 0.95);
-  REQUIRE(free.lo < 0.0);
-  REQUIRE(free.hi > 1.0);
-  const Interval fraction = mean_interval({0.0, 0.0, 1.0}, 0.95, unit_range("fraction"));
-  CHECK(fraction.lo == 0.0);
-  CHECK(fraction.hi == 1.0);
-  CHECK(fraction.mean == free.mean);
-  // A ratio is cut below at 0 only; a bound inside the range is kept as it is.
-  const Interval ratio = mean_interval({0.1, 0.1, 2.0}, 0.95, unit_range("ratio"));
-  CHECK(ratio.lo == 0.0);
-  CHECK(ratio.hi == mean_interval({0.1, 0.1, 2.0}, 0.95).hi);
-  const Interval cosine = mean_interval({-1.0, -1.0, -0.9}, 0.95, unit_range("cosine"));
-  CHECK(cosine.lo == -1.0);
-  CHECK(cosine.hi == mean_interval({-1.0, -1.0, -0.9}, 0.95).hi);
-  CHECK(std::isnan(mean_interval({0.5}, 0.95, unit_range("fraction")).lo));  // no interval from one value
-  const auto [step_lo, step_hi] = unit_range("step");
-  CHECK(std::isinf(step_lo));
-  CHECK(std::isinf(step_hi));
+  CHECK_THAT(half_width({0.0, 2.0}), WithinRel(std::tan(0.475 * std::numbers::pi), 1e-10));
+  // {0,1,2}: se = 1/sqrt(3); for 2 dof the quantile is (2p-1)/sqrt(2p(1-p)), p = 0.975.
+  CHECK_THAT(2.0 * half_width({0.0, 1.0, 2.0}),
+             WithinRel(2.0 * 0.95 / std::sqrt(2.0 * 0.975 * 0.025) / std::sqrt(3.0), 1e-10));
+  CHECK(std::isnan(half_width({3.0})));
 }
 
 namespace {
