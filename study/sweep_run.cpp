@@ -116,7 +116,9 @@ SweepRunSummary run_sweep(ResolvedSweep& rs, const SweepRunOptions& o) {
                                          "--out, or --force to start over");
       if (old != rs.toml)
         throw UsageError("--resume", "'" + dir.string() + "' holds a different sweep (sweep.toml differs at " +
-                                         first_difference(old, rs.toml) + ")");
+                                         first_difference(old, rs.toml) +
+                                         "); to continue it as it was, pass --config " + (dir / "sweep.toml").string() +
+                                         " with its --shard");
     }
     if (o.force)
       for (const char* name : {"results.csv", "timings.csv"}) fs::remove(dir / name, ec);

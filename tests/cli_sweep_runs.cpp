@@ -164,6 +164,11 @@ TEST_CASE("sweep killed with SIGKILL mid-run, then --resume, gives the same byte
   CHECK(other.code == 2);
   CHECK(other.err.find("--resume") != std::string::npos);
   CHECK(other.err.find("different sweep") != std::string::npos);
+  // Its error names the way back, and following it continues the sweep as it was.
+  const std::string recorded = (dir / "sweep.toml").string();
+  CHECK(other.err.find("--config " + recorded) != std::string::npos);
+  REQUIRE(run_p0sim("sweep --config " + recorded + " --resume --out " + dir.string()).code == 0);
+  CHECK(slurp(dir / "results.csv") == csv);
 
   // So is --resume of a sweep computed by another engine version: its rows and new ones would
   // come from two arithmetics. (Simulated by rewriting the engine line sweep.toml records.)
