@@ -2,7 +2,7 @@
 # The main job: installs packages if missing, builds the p0sim binary (only what it runs), and runs
 # the headline experiment on its default config (configs/p0sink.toml: firstrecall, causal
 # NoPE/no-BOS vs its controls, 10 seeds of 4000 steps, verdict with bootstrap intervals, effect sizes,
-# Welch tests and the control's content-only chance level; about 35 minutes on two cores), plots it,
+# Welch tests and the control's content-only chance level; about an hour on two cores), plots it,
 # and runs the cone-model theory that explains the asymmetry (configs/theory_cone.toml). Results go
 # to a new directory under out/ (never over earlier results) with a self-contained HTML report
 # (p0sim report); the last lines are the verdict and the report's path.

@@ -40,7 +40,7 @@ double err(Buf& x, const Buf& g, const std::function<double()>& loss) {
 }  // namespace
 
 TEST_CASE("norm backward matches finite differences", "[sim][grad]") {
-  const auto kind = GENERATE(Norm::rms, Norm::layer);
+  const auto kind = GENERATE(Norm::rms, Norm::layer, Norm::none);
   CAPTURE(static_cast<int>(kind));
   const Index N = 5, C = 7;
   PhiloxStream rng(11, 0);

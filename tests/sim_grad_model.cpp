@@ -54,7 +54,7 @@ TEST_CASE("model gradient matches finite differences for every variant", "[sim][
   const auto attn = GENERATE(Attn::softmax, Attn::softmax1, Attn::sigmoid, Attn::relu);
   const auto pos = GENERATE(PosEnc::none, PosEnc::rope, PosEnc::absolute);
   const bool bos = GENERATE(false, true);
-  const auto norm = GENERATE(Norm::rms, Norm::layer);
+  const auto norm = GENERATE(Norm::rms, Norm::layer, Norm::none);
   // (V, C, H, F, T, B, L): D = 4 and D = 2, one and two layers
   const auto [V, C, H, F, T, B, L] = GENERATE(table<int, int, int, int, int, int, int>({
       {5, 8, 2, 12, 4, 2, 2},

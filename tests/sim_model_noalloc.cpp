@@ -68,7 +68,7 @@ TEST_CASE("a full training step allocates nothing", "[sim][model][noalloc]") {
   c.layers = 2;
   c.mask = GENERATE(Mask::causal, Mask::prefix_bidirectional);
   c.pos = GENERATE(PosEnc::rope, PosEnc::absolute);
-  c.norm = GENERATE(Norm::rms, Norm::layer);
+  c.norm = GENERATE(Norm::rms, Norm::layer, Norm::none);
   c.bos = true;
   CAPTURE(p0sim::enum_name(c.mask), p0sim::enum_name(c.pos), p0sim::enum_name(c.norm));
   const int B = 4;

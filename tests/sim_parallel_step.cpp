@@ -62,7 +62,7 @@ TEST_CASE("the chunked step is bit-identical for 1, 2 and 3 threads and matches 
   c.mask = GENERATE(Mask::causal, Mask::prefix_bidirectional, Mask::bidirectional);
   c.bos = GENERATE(false, true);
   c.pos = GENERATE(PosEnc::none, PosEnc::absolute, PosEnc::rope);
-  c.norm = GENERATE(Norm::rms, Norm::layer);
+  c.norm = GENERATE(Norm::rms, Norm::layer, Norm::none);
   CAPTURE(p0sim::enum_name(c.mask), c.bos, p0sim::enum_name(c.pos), p0sim::enum_name(c.norm));
   const int B = 7, chunks = 3;  // unequal chunks: 3, 2, 2 rows
   const auto rows = random_rows(B, c.seq_len, c.vocab, 5);

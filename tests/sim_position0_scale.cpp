@@ -1,6 +1,7 @@
 // Scaling position 0's residual stream (Model::set_position0_scale): a factor of 1 changes no bit;
 // a factor alpha multiplies the state after block l at position 0 of every row and every prefix
-// pass, and nothing before it or beside it; RMSNorm takes the scale out again up to its epsilon;
+// pass, and nothing before it or beside it; RMSNorm takes the scale out again up to its epsilon, and
+// without a norm the next block reads it;
 // the scale is for evaluation only and clearing it restores the model.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -161,6 +162,28 @@ TEST_CASE("RMSNorm takes the scale of position 0 out of the next block's input, 
     // Far from alpha itself: the norm removed the scale but for epsilon's share.
     CHECK(std::fabs(std::log(ratio)) < 1e-3);
   }
+}
+
+TEST_CASE("without a norm the next block reads position 0's scale: its normalised input scales with the factor",
+          "[sim][p0scale]") {
+  const double alpha = GENERATE(0.25, 4.0, 64.0);
+  CAPTURE(alpha);
+  ModelConfig mc = small_model(Variant::causal);
+  mc.norm = Norm::none;
+  const int B = 2, P = mc.positions(), C = mc.d_model, layer = 0;
+  const auto rows = some_rows(B, mc.seq_len, mc.vocab);
+  Model<double> plain(mc, B), scaled(mc, B);
+  plain.init(9);
+  scaled.init(9);
+  scaled.set_position0_scale(layer, alpha);
+  plain.forward(rows.data(), B);
+  scaled.forward(rows.data(), B);
+  // y = g x, so the keys and queries block 1 computes from position 0 carry the factor (unlike RMSNorm).
+  const auto& y_plain = plain.activation_views().blocks[layer + 1].norm1.out;    // (C,N)
+  const auto& y_scaled = scaled.activation_views().blocks[layer + 1].norm1.out;  // (C,N)
+  for (int b = 0; b < B; ++b)
+    for (int i = 0; i < C; ++i)
+      REQUIRE_THAT(y_scaled(i, b * P), Catch::Matchers::WithinRel(alpha * y_plain(i, b * P), 1e-15));
 }
 
 TEST_CASE("a position-0 scale refuses a backward, rejects bad arguments, and clearing it restores the model",

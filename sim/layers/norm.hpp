@@ -1,5 +1,5 @@
 #pragma once
-// RMSNorm / LayerNorm over C, eps 1e-5.
+// RMSNorm / LayerNorm over C, eps 1e-5; or none: the gain alone.
 // Legend and layout: sim/layers/tensor.hpp.
 #include <cmath>
 
@@ -19,7 +19,10 @@ void norm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, const
   const S eps = static_cast<S>(norm_eps);
   for (Index n = 0; n < N; ++n) {
     auto xc = x.col(n);
-    if (kind == Norm::rms) {
+    if (kind == Norm::none) {
+      rstd[n] = S(1);
+      y.col(n) = xc.cwiseProduct(g);
+    } else if (kind == Norm::rms) {
       const S r = S(1) / std::sqrt(xc.squaredNorm() / static_cast<S>(C) + eps);
       rstd[n] = r;
       y.col(n) = (xc * r).cwiseProduct(g);
@@ -41,6 +44,13 @@ void norm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, c
   Eigen::Map<const Vec<S>> g(weight, C);
   Eigen::Map<Vec<S>> dg(dweight, C);
   const S invC = S(1) / static_cast<S>(C);
+  if (kind == Norm::none) {  // y = g x: dx = g dy, dg = sum_n dy x
+    for (Index n = 0; n < N; ++n) {
+      dx.col(n).array() += dy.col(n).array() * g.array();
+      dg.array() += dy.col(n).array() * x.col(n).array();
+    }
+    return;
+  }
   for (Index n = 0; n < N; ++n) {
     const S r = rstd[n];
     const S m = kind == Norm::rms ? S(0) : mean[n];
