@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Re-runs every committed result (README tables, docs/search/**) with this build's engine version,
 # as a change to the arithmetic requires: the headline experiment, the firstrecall-lookup sink
-# controls, search stages A-H, the warm starts and the text task's phase diagram. Resumable: run it again after a stop and
-# finished experiments are kept (experiment and sweep --resume). Takes about four hours on two cores
-# (the phase diagram about one and a half of them).
+# controls, search stages A-H, the warm starts, the no-norm model, and the text task's phase diagram
+# and controls. Resumable: run it again after a stop and finished experiments are kept (experiment
+# and sweep --resume). Takes about six hours on two cores (the phase diagram about 1.2 of them, the
+# text controls about 1.2).
 #   bash scripts/rerun-results.sh [OUT] [NAMES]     (default OUT out/rerun; NAMES e.g. "p0sink stage_a")
 #   P0SIM_BIN=path/to/p0sim to use another binary than build/p0sim.
 # Then: python3 scripts/compare_results.py OUT compares the verdicts with the committed ones, and
@@ -25,8 +26,10 @@ declare -A config=(
   [stage_g]=configs/search/stage_g_20000_steps.toml
   [stage_h]=configs/search/stage_h_long_context.toml
   [sgd_from_scratch]=configs/sgd_from_scratch.toml
+  [no_norm]=configs/no_norm.toml
+  [text_controls]=configs/text_controls.toml
 )
-names="${2:-p0sink frlookup_controls stage_a stage_b stage_c stage_d stage_e stage_f stage_h stage_g warm_start warm_start_optimizers sgd_from_scratch text_phase}"
+names="${2:-p0sink frlookup_controls stage_a stage_b stage_c stage_d stage_e stage_f stage_h stage_g warm_start warm_start_optimizers sgd_from_scratch no_norm text_phase text_controls}"
 mkdir -p "$out/tables"
 "$bin" --version > "$out/version.txt"
 
@@ -53,6 +56,7 @@ experiment() {  # name
   done
   case "$name" in
     stage_*) python3 scripts/search_table.py "$dir/results.csv" > "$out/tables/$name.md" ;;
+    text_controls) python3 scripts/text_phase.py "docs/search/$name" "$dir/runs" > "$out/tables/$name.md" ;;
   esac
   echo "$(date -u +%H:%M:%S) $name done"
 }
@@ -60,12 +64,12 @@ experiment() {  # name
 text_phase() {  # the text task's T x tokens phase diagram: a sweep keeping every run for its traces
   local dir="$out/text_phase"
   if [ -d "$dir" ]; then
-    "$bin" sweep --resume --threads "$threads" --out "$dir" > "$dir.log" 2>&1
+    "$bin" sweep --config "$dir/sweep.toml" --resume --threads "$threads" --out "$dir" > "$dir.log" 2>&1
   else
     "$bin" sweep --config configs/sweep_text_phase.toml --keep-runs --threads "$threads" --out "$dir" > "$dir.log" 2>&1
   fi
   python3 scripts/text_phase.py docs/search/text_phase "$dir/runs" > "$out/tables/text_phase.md"
-  cp "$dir/results.csv" docs/search/text_phase/results.csv
+  cp "$dir/results.csv" "$dir/sweep.toml" docs/search/text_phase/
   echo "$(date -u +%H:%M:%S) text_phase done"
 }
 
