@@ -62,6 +62,14 @@ void check_factor_one_is_identity(Variant v, int layer) {
   for (int l = 0; l <= mc.layers; ++l) CHECK(copy(plain.hidden(l), nh) == copy(scaled.hidden(l), nh));
 }
 
+// Sets the scale on `scaled` only and runs both models forward on the same rows.
+void scale_and_forward(Model<double>& plain, Model<double>& scaled, int layer, double alpha,
+                       const std::vector<std::int32_t>& rows, int B) {
+  scaled.set_position0_scale(layer, alpha);
+  plain.forward(rows.data(), B);
+  scaled.forward(rows.data(), B);
+}
+
 }  // namespace
 
 TEST_CASE("a position-0 scale of 1 changes no bit of the logits, the loss or the hidden states", "[sim][p0scale]") {
@@ -84,9 +92,7 @@ TEST_CASE("scaling position 0 after block l multiplies its state there by the fa
   Model<double> plain(mc, B), scaled(mc, B);
   plain.init(5);
   scaled.init(5);
-  scaled.set_position0_scale(layer, alpha);
-  plain.forward(rows.data(), B);
-  scaled.forward(rows.data(), B);
+  scale_and_forward(plain, scaled, layer, alpha, rows, B);
   // Through the accessors: position 0 of every row scaled, every later position and every earlier
   // state untouched.
   for (int b = 0; b < B; ++b)
@@ -142,9 +148,7 @@ TEST_CASE("RMSNorm takes the scale of position 0 out of the next block's input, 
     const TensorInfo& emb = model->tensor("tok_emb");
     model->params().segment(emb.offset, emb.size) *= 25.0;
   }
-  scaled.set_position0_scale(layer, alpha);
-  plain.forward(rows.data(), B);
-  scaled.forward(rows.data(), B);
+  scale_and_forward(plain, scaled, layer, alpha, rows, B);
   // y = x g / sqrt(mean(x^2) + eps): with x -> alpha x, y -> y alpha sqrt(m + eps) / sqrt(alpha^2 m + eps),
   // which is y itself as eps / m -> 0.
   const auto& y_plain = plain.activation_views().blocks[layer + 1].norm1.out;    // (C,N)
@@ -175,9 +179,7 @@ TEST_CASE("without a norm the next block reads position 0's scale: its normalise
   Model<double> plain(mc, B), scaled(mc, B);
   plain.init(9);
   scaled.init(9);
-  scaled.set_position0_scale(layer, alpha);
-  plain.forward(rows.data(), B);
-  scaled.forward(rows.data(), B);
+  scale_and_forward(plain, scaled, layer, alpha, rows, B);
   // y = g x, so the keys and queries block 1 computes from position 0 carry the factor (unlike RMSNorm).
   const auto& y_plain = plain.activation_views().blocks[layer + 1].norm1.out;    // (C,N)
   const auto& y_scaled = scaled.activation_views().blocks[layer + 1].norm1.out;  // (C,N)
