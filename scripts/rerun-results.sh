@@ -3,8 +3,8 @@
 # as a change to the arithmetic requires: the headline experiment, the firstrecall-lookup sink
 # controls, search stages A-H, the warm starts, the no-norm model, and the text task's phase diagram
 # and controls. Resumable: run it again after a stop and finished experiments are kept (experiment
-# and sweep --resume). Takes about six hours on two cores (the phase diagram about 1.2 of them, the
-# text controls about 1.2).
+# and sweep --resume). Takes about six and a half hours on two cores (the phase diagram about 2.5
+# of them, the text controls about 1.2): split it over sessions by NAMES, or just run it again.
 #   bash scripts/rerun-results.sh [OUT] [NAMES]     (default OUT out/rerun; NAMES e.g. "p0sink stage_a")
 #   P0SIM_BIN=path/to/p0sim to use another binary than build/p0sim.
 # Then: python3 scripts/compare_results.py OUT compares the verdicts with the committed ones, and
