@@ -235,7 +235,7 @@ EmergenceRun train_to_emergence(const TrainConfig& c) {
   ParallelStep step(c.model, B, c.threads);
   const auto start = clock::now();
   const double cpu_start = process_cpu_seconds();
-  model.init(c.seed);
+  model.init(c.seed, c.init);
   Optimizer<float> opt(model.layout(), c.optim);
   std::vector<ProbeRecord> trace;
   std::vector<double> probe_time, probe_cpu;
