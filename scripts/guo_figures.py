@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 """Guo et al.'s three Bigram-Backcopy curves for p0sim runs, next to the numbers of their figures.
 
-  python3 scripts/guo_figures.py OUT_DIR NAME=RUN_DIR [NAME=RUN_DIR ...]
+  python3 scripts/guo_figures.py OUT_DIR NAME=RUN_DIR[,RUN_DIR...] [NAME=...]
 
-For each run (a `p0sim train` directory with probes), over training, at head 0 of the last layer
+Each NAME is an arm; its RUN_DIRs are its seeds. For each run (a `p0sim train` directory with
+probes), over training, at head 0 of the last layer
 (the layer where the dormant head forms, in 1 and 3 layers alike):
   attention to position 0 from the non-trigger queries (heads.csv attn_to_0_rest: the dormant head),
   |W_o v_0| (heads.csv value_out_norm_0: the value drain);
 and the norm of position 0's residual after block 0 (trace.csv p0_norm: the residual peak, as Guo
 et al. plot it) and its largest ratio over blocks to the median norm elsewhere (p0_norm_ratio).
 Writes OUT_DIR/curves.gp (a gnuplot script holding every number it draws; `gnuplot curves.gp`
-redraws curves.png) and OUT_DIR/table.md (the last probe of each run). Guo et al.'s values, decoded
+redraws curves.png: the mean over seeds, and the range over seeds as a band), OUT_DIR/table.md
+(the last probe: mean [95% bootstrap percentile interval] over seeds) and OUT_DIR/effects.md and
+effects.json: each of Guo et al.'s effects as a difference with its interval, Cohen's d and an
+exact permutation p (scripts/interval.py). Guo et al.'s values, decoded
 from their repository's saved figure data (docs/literature/guo2024_bigram_backcopy.md), are drawn as
 points: 1-layer Adam (steps 0, 140, 300, 1000) and the 3-layer BOS residual after layer 0 with Adam
 and with SGD (steps 0, 1000, 2000).
@@ -20,6 +24,9 @@ import json
 import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from interval import bootstrap, cell, cohens_d, permutation_p  # noqa: E402
 
 GUO_1L_ADAM = {"step": [0, 140, 300, 1000], "attn": [0.022, 0.054, 0.56, 0.78], "value": [5.2, 9.1, 5.5, 3.5],
                "res": [24.3, 30.5, 25.4, 27.0]}
@@ -48,6 +55,7 @@ def load(run_dir):
         "value": [number(r["value_out_norm_0"]) for r in heads],
         "p0_norm": {l: [number(r["p0_norm"]) for r in trace if int(r["layer"]) == l] for l in layers},
         "rest_norm": {l: [number(r["rest_norm"]) for r in trace if int(r["layer"]) == l] for l in layers},
+        "ratio": {l: [number(r["p0_norm_ratio"]) for r in trace if int(r["layer"]) == l] for l in layers},
         "max_ratio": [max(number(r["p0_norm_ratio"]) for r in trace if int(r["step"]) == s)
                       for s in sorted({int(r["step"]) for r in trace})],
         "accuracy": [number(r["accuracy"]) for r in trace if int(r["layer"]) == 0],
@@ -64,42 +72,161 @@ def datablock(name, columns):
     return "\n".join(lines)
 
 
+# The quantities drawn and tabulated, each a function of one run giving its value at every probe.
+SERIES = {
+    "attn": lambda r: r["attn"],
+    "value": lambda r: r["value"],
+    "h0_block0": lambda r: r["p0_norm"][0],
+    "max_ratio": lambda r: r["max_ratio"],
+}
+
+
+def band(seeds, key):
+    """(steps, mean, min, max) over the seeds of one arm, up to the shortest run's last probe."""
+    n = min(len(r["step"]) for r in seeds)
+    values = [SERIES[key](r)[:n] for r in seeds]
+    cols = list(zip(*values))
+    return seeds[0]["step"][:n], [sum(c) / len(c) for c in cols], [min(c) for c in cols], [max(c) for c in cols]
+
+
+# Guo et al.'s effects, each as a difference over seeds: (effect, what they report, arm a, arm b or
+# None, quantity, what reproduces it). With arm b None the difference is arm a's last probe minus its
+# step-0 probe (paired, per seed); otherwise arm a's last probe against arm b's (unpaired).
+def last(series):
+    return series[-1]
+
+
+def peak_to_last(series):
+    return series[-1] / max(series)
+
+
+EFFECTS = [
+    ("dormant head, 1 layer", "non-trigger attention to BOS 0.02 -> 0.78 (1000 steps)", "adam_L1", None,
+     ("attention to BOS from non-triggers", lambda r: r["attn"]), "rises: interval above 0"),
+    ("dormant head, 3 layers (last layer)", "forms in the last layer", "adam_L3", None,
+     ("attention to BOS from non-triggers", lambda r: r["attn"]), "rises: interval above 0"),
+    ("value drain, 1 layer", "|W_o v_BOS| 5.2 -> peak 9.1 -> 3.5", "adam_L1", None,
+     ("|W_o v_BOS| last / peak", None), "last / peak: interval below 1"),
+    ("residual peak needs Adam (3 layers, after block 0)", "|h_BOS| Adam 24 -> 34 -> 43, SGD 24 -> 26",
+     "adam_L3", "sgd_L3", ("|h_BOS| after block 0", lambda r: r["p0_norm"][0]), "Adam above SGD: interval above 0"),
+    ("residual peak relative to the rest (3 layers, largest block)", "BOS's residual far above the rest with Adam",
+     "adam_L3", "sgd_L3", ("max over blocks |h_BOS| / median |h_t|", lambda r: r["max_ratio"]),
+     "Adam above SGD: interval above 0"),
+    ("ReLU attention removes the sink (1 layer)", "attention to BOS 0.000 by step 100", "relu_L1", "adam_L1",
+     ("attention to BOS from non-triggers", lambda r: r["attn"]), "ReLU below softmax: interval below 0"),
+    ("without BOS and positions, position 0 takes BOS's role (3 layers)", "(the seed paper's claim; not Guo et al.'s)",
+     "nope_L3_nobos", "adam_L3", ("attention to position 0 from non-triggers", lambda r: r["attn"]),
+     "as high without BOS: interval not below 0"),
+]
+
+
+def effect_rows(arms):
+    rows = []
+    for name, theirs, a, b, (quantity, series), rule in EFFECTS:
+        if a not in arms or (b is not None and b not in arms):
+            continue
+        if series is None:  # the drain: last over peak, against 1
+            values = [peak_to_last(r["value"]) for r in arms[a]]
+            mean, lo, hi = bootstrap(values)
+            d, p = float("nan"), float("nan")
+            reproduced = hi < 1
+            label = f"{a}: last / peak"
+        elif b is None:
+            values = [last(series(r)) - series(r)[0] for r in arms[a]]
+            mean, lo, hi = bootstrap(values)
+            d, p = float("nan"), float("nan")
+            reproduced = lo > 0
+            label = f"{a}: last - step 0"
+        else:
+            xa = [last(series(r)) for r in arms[a]]
+            xb = [last(series(r)) for r in arms[b]]
+            ma, lo_a, hi_a = bootstrap(xa)
+            mb, lo_b, hi_b = bootstrap(xb)
+            mean, lo, hi = difference_interval(xa, xb)
+            d, p = cohens_d(xa, xb), permutation_p(xa, xb)
+            reproduced = (hi < 0 if "below 0" in rule else lo > 0) and p < 0.05
+            if "not below 0" in rule:
+                reproduced = hi >= 0
+            label = f"{a} - {b}"
+        n = min([len(arms[a])] + ([len(arms[b])] if b else []))
+        verdict = "not decidable (one seed)" if n < 2 else "yes" if reproduced else "no"
+        rows.append({"effect": name, "theirs": theirs, "quantity": quantity, "comparison": label,
+                     "seeds": [len(arms[a])] + ([len(arms[b])] if b else []), "mean": mean, "lo": lo, "hi": hi,
+                     "cohens_d": d, "permutation_p": p, "rule": rule, "reproduced": verdict})
+    return rows
+
+
+def difference_interval(xa, xb, resamples=10000):
+    """Bootstrap percentile interval of mean(xa) - mean(xb), resampling each arm (fixed seed)."""
+    import random
+    rng = random.Random(20261203)
+    diffs = sorted(sum(rng.choice(xa) for _ in xa) / len(xa) - sum(rng.choice(xb) for _ in xb) / len(xb)
+                   for _ in range(resamples))
+
+    def q(pr):
+        h = pr * (len(diffs) - 1)
+        i = int(h)
+        return diffs[-1] if i + 1 >= len(diffs) else diffs[i] + (h - i) * (diffs[i + 1] - diffs[i])
+
+    return sum(xa) / len(xa) - sum(xb) / len(xb), q(0.025), q(0.975)
+
+
+def fmt(x, digits=3):
+    return "-" if x != x else f"{x:.{digits}g}"
+
+
 def main(argv):
     if len(argv) < 3 or any("=" not in a for a in argv[2:]):
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
     out = argv[1]
-    runs = []
+    arms = {}
     for arg in argv[2:]:
-        name, run_dir = arg.split("=", 1)
-        for f in ("heads.csv", "trace.csv", "summary.json"):
-            if not os.path.isfile(os.path.join(run_dir, f)):
-                print(f"guo_figures.py: {run_dir} has no {f} (a p0sim train directory with probes is needed)",
-                      file=sys.stderr)
-                return 2
-        runs.append((name, load(run_dir)))
+        name, dirs = arg.split("=", 1)
+        arms[name] = []
+        for run_dir in filter(None, dirs.split(",")):
+            for f in ("heads.csv", "trace.csv", "summary.json"):
+                if not os.path.isfile(os.path.join(run_dir, f)):
+                    print(f"guo_figures.py: {run_dir} has no {f} (a p0sim train directory with probes is needed)",
+                          file=sys.stderr)
+                    return 2
+            arms[name].append(load(run_dir))
+        if not arms[name]:
+            print(f"guo_figures.py: arm {name} has no run directory", file=sys.stderr)
+            return 2
     os.makedirs(out, exist_ok=True)
 
-    gp = ["# Guo et al.'s Bigram-Backcopy curves: p0sim runs (lines) and their figures' numbers (points).",
-          "# Written by scripts/guo_figures.py; `gnuplot curves.gp` redraws curves.png.",
+    gp = ["# Guo et al.'s Bigram-Backcopy curves: p0sim runs (lines: mean over seeds; bands: range over seeds)",
+          "# and their figures' numbers (points). Written by scripts/guo_figures.py; `gnuplot curves.gp` redraws",
+          "# curves.png.",
           "set terminal pngcairo size 1800,450 font ',10' noenhanced", "set output 'curves.png'",
-          "set multiplot layout 1,4", "set key top left font ',8'", "set grid", "set xlabel 'step'"]
+          "set multiplot layout 1,4", "set key top left font ',8'", "set grid", "set xlabel 'step'",
+          "set style fill transparent solid 0.2 noborder"]
     gp.append(datablock("guo1", [GUO_1L_ADAM["step"], GUO_1L_ADAM["attn"], GUO_1L_ADAM["value"], GUO_1L_ADAM["res"]]))
     for label, (steps, values) in GUO_3L_RES0.items():
         gp.append(datablock(f"guo3{label}", [steps, values]))
-    for i, (name, r) in enumerate(runs):
-        cols = [r["step"], r["attn"], r["value"], r["p0_norm"][0], r["max_ratio"]]
-        gp.append(datablock(f"run{i}", cols))
-    panels = [("attention to position 0 from non-trigger queries (last layer)", 2, False),
-              ("|W_o v_0| (last layer): the value drain", 3, True),
-              ("|h_0| after block 0: the residual peak", 4, True),
-              ("max over blocks of |h_0| / median |h_t|", 5, False)]
-    for title, col, log in panels:
-        plots = [f"$run{i} using 1:{col} with lines lw 2 title '{name}'" for i, (name, _) in enumerate(runs)]
-        if col in (2, 3, 4):
-            plots.append(f"$guo1 using 1:{col} with points pt 7 ps 1.2 title 'Guo 1L Adam'")
-        if col == 4:
-            plots += [f"$guo3{label} using 1:2 with points pt {5 + k} ps 1.2 title 'Guo 3L {label}'"
+    keys = list(SERIES)
+    for i, seeds in enumerate(arms.values()):
+        cols = []
+        for key in keys:
+            steps, mean, lo, hi = band(seeds, key)
+            cols += [mean, lo, hi]
+        gp.append(datablock(f"run{i}", [steps] + cols))
+    panels = [("attention to position 0 from non-trigger queries (last layer)", "attn", False),
+              ("|W_o v_0| (last layer): the value drain", "value", True),
+              ("|h_0| after block 0: the residual peak", "h0_block0", True),
+              ("max over blocks of |h_0| / median |h_t|", "max_ratio", False)]
+    guo_col = {"attn": 2, "value": 3, "h0_block0": 4}
+    for title, key, log in panels:
+        c = 2 + 3 * keys.index(key)
+        plots = []
+        for i, (name, seeds) in enumerate(arms.items()):
+            plots.append(f"$run{i} using 1:{c + 1}:{c + 2} with filledcurves lc {i + 1} notitle")
+            plots.append(f"$run{i} using 1:{c} with lines lw 2 lc {i + 1} title '{name} ({len(seeds)} seeds)'")
+        if key in guo_col:
+            plots.append(f"$guo1 using 1:{guo_col[key]} with points pt 7 ps 1.2 lc rgb 'black' title 'Guo 1L Adam'")
+        if key == "h0_block0":
+            plots += [f"$guo3{label} using 1:2 with points pt {5 + k} ps 1.2 lc rgb 'black' title 'Guo 3L {label}'"
                       for k, label in enumerate(GUO_3L_RES0)]
         gp.append(f"set title '{title}'")
         gp.append("set logscale y" if log else "unset logscale y")
@@ -110,20 +237,43 @@ def main(argv):
         f.write("\n".join(gp) + "\n")
     subprocess.run(["gnuplot", "curves.gp"], cwd=out, check=True)
 
-    table = ["| run | layers | attn | optimizer | lr | steps | probe loss (nats) | backcopy accuracy | "
+    table = ["Last probe, mean [95% bootstrap percentile interval] over seeds (the mean alone for one seed).", "",
+             "| run | seeds | layers | attn | optimizer | lr | steps | probe loss (nats) | backcopy accuracy | "
              "attn to 0 from non-triggers | \\|W_o v_0\\| | \\|h_0\\| per block | median \\|h_t\\| per block |",
-             "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---|---|"]
-    for name, r in runs:
-        c = r["config"]
-        last = -1
-        p0 = " / ".join(f"{r['p0_norm'][l][last]:.1f}" for l in sorted(r["p0_norm"]))
-        rest = " / ".join(f"{r['rest_norm'][l][last]:.1f}" for l in sorted(r["rest_norm"]))
-        table.append(f"| {name} | {c['layers']} | {c['attn']} | {c['optimizer']} | {c['lr']:g} | {r['step'][last]} | "
-                     f"{r['loss'][last]:.3f} | {r['accuracy'][last]:.3f} | {r['attn'][last]:.3f} | "
-                     f"{r['value'][last]:.2f} | {p0} | {rest} |")
+             "|---|---:|---:|---|---|---:|---:|---|---|---|---|---|---|"]
+    for name, seeds in arms.items():
+        c = seeds[0]["config"]
+        blocks = sorted(seeds[0]["p0_norm"])
+        p0 = " / ".join(f"{sum(r['p0_norm'][l][-1] for r in seeds) / len(seeds):.1f}" for l in blocks)
+        rest = " / ".join(f"{sum(r['rest_norm'][l][-1] for r in seeds) / len(seeds):.1f}" for l in blocks)
+        table.append(f"| {name} | {len(seeds)} | {c['layers']} | {c['attn']} | {c['optimizer']} | {c['lr']:g} | "
+                     f"{seeds[0]['step'][-1]} | {cell([r['loss'][-1] for r in seeds], 3)} | "
+                     f"{cell([r['accuracy'][-1] for r in seeds], 3)} | {cell([r['attn'][-1] for r in seeds], 3)} | "
+                     f"{cell([r['value'][-1] for r in seeds])} | {p0} | {rest} |")
     with open(os.path.join(out, "table.md"), "w") as f:
         f.write("\n".join(table) + "\n")
-    print(f"wrote {gp_path}, curves.png and table.md in {out}")
+
+    effects = effect_rows(arms)
+    lines = ["Each effect as a difference over seeds at the last probe: mean [95% bootstrap percentile interval];",
+             "Cohen's d and the exact two-sided permutation p for two arms (scripts/interval.py); a two-arm effect",
+             "counts as reproduced when its interval is on the stated side of 0 and p < 0.05.", "",
+             "| effect | Guo et al. | quantity | comparison | seeds | difference | d | p | reproduced |",
+             "|---|---|---|---|---|---|---:|---:|---|"]
+    for e in effects:
+        def md(text):
+            return text.replace("|", "\\|")
+
+        lines.append(f"| {md(e['effect'])} | {md(e['theirs'])} | {md(e['quantity'])} | {e['comparison']} | "
+                     f"{'/'.join(map(str, e['seeds']))} | {e['mean']:.3f} [{fmt(e['lo'])}, {fmt(e['hi'])}] | "
+                     f"{fmt(e['cohens_d'], 2)} | {fmt(e['permutation_p'], 2)} | "
+                     f"{e['reproduced']}: {e['rule']} |")
+    with open(os.path.join(out, "effects.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(out, "effects.json"), "w") as f:
+        json.dump({"effects": effects, "arms": {n: len(s) for n, s in arms.items()}}, f, indent=1,
+                  allow_nan=True)
+        f.write("\n")
+    print(f"wrote {gp_path}, curves.png, table.md, effects.md and effects.json in {out}")
     return 0
 
 

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Guo et al. (2024)'s Bigram-Backcopy replication (configs/guo_backcopy.toml), every arm of
-# docs/search/guo_backcopy/README.md, two at a time; then their curves and table into
-# docs/search/guo_backcopy/ (scripts/guo_figures.py). Resumable: an arm whose run directory holds
-# a summary.json is kept, one with a checkpoint continues from it. About 1.5 hours of two cores.
-#   bash scripts/guo_replication.sh [OUT]     (default out/guo; P0SIM_BIN, SEED env)
+# Guo et al. (2024)'s Bigram-Backcopy replication (configs/guo_backcopy.toml): every arm of
+# docs/search/guo_backcopy/README.md for each seed, two runs at a time; then the curves, the table
+# and the effects over seeds into docs/search/guo_backcopy/ (scripts/guo_figures.py, from the runs
+# finished so far). Resumable: a run whose directory holds a summary.json is kept, one with a
+# checkpoint continues from it. About 2.8 core-hours per seed (1.4 hours of two cores).
+#   bash scripts/guo_replication.sh [OUT]     (default out/guo: OUT/seed-S/ARM; env P0SIM_BIN,
+#                                              SEEDS, default "1 2 3 4 5")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-out/guo}"
 bin="${P0SIM_BIN:-build/p0sim}"
-seed="${SEED:-1}"
+seeds="${SEEDS:-1 2 3 4 5}"
 config=configs/guo_backcopy.toml
 mkdir -p "$out"
 declare -A arms=(
@@ -19,23 +21,32 @@ declare -A arms=(
   [nope_L3_nobos]="--layers 3 --batch 16 --steps 1000 --bos=false --pos none --seq-len 256"
 )
 order="adam_L3 sgd_L3 adam_L1 relu_L1 nope_L3_nobos"
-run() {  # name
-  local dir="$out/$1"
+run() {  # seed arm
+  local dir="$out/seed-$1/$2"
   if [ -f "$dir/summary.json" ]; then return 0; fi
+  mkdir -p "$out/seed-$1"
   if [ -d "$dir/checkpoint" ]; then
     "$bin" train --resume "$dir" > "$dir.log" 2>&1
   else
     # shellcheck disable=SC2086  # the arm's options are words
-    "$bin" train --config "$config" ${arms[$1]} --seed "$seed" --force --out "$dir" > "$dir.log" 2>&1
+    "$bin" train --config "$config" ${arms[$2]} --seed "$1" --force --out "$dir" > "$dir.log" 2>&1
   fi
 }
-set -- $order
-while [ "$#" -gt 0 ]; do
-  run "$1" &
-  if [ "$#" -gt 1 ]; then run "$2" & fi
-  wait
-  shift; [ "$#" -gt 0 ] && shift
+running=0
+for seed in $seeds; do
+  for name in $order; do
+    if [ "$running" -ge 2 ]; then wait -n; running=$((running - 1)); fi
+    run "$seed" "$name" &
+    running=$((running + 1))
+  done
 done
+wait
 args=()
-for name in $order; do args+=("$name=$out/$name"); done
+for name in $order; do
+  dirs=""
+  for seed in $seeds; do
+    [ -f "$out/seed-$seed/$name/summary.json" ] && dirs="$dirs${dirs:+,}$out/seed-$seed/$name"
+  done
+  args+=("$name=$dirs")
+done
 python3 scripts/guo_figures.py docs/search/guo_backcopy "${args[@]}"

@@ -2,6 +2,7 @@
 resamples, two-sided 95%, linear interpolation between order statistics. The bounds are means of
 observed values, so they stay inside the values' range. A fixed-seed stream: the same values give
 the same interval (not the same bits as the C++ verdict, whose stream is mt19937_64)."""
+import itertools
 import math
 import random
 
@@ -33,3 +34,41 @@ def cell(values, digits=2):
     if not math.isfinite(lo):
         return f"{m:.{digits}f}"
     return f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def cohens_d(a, b):
+    """(mean(a) - mean(b)) / pooled standard deviation; NaN when it is undefined."""
+    na, nb = len(a), len(b)
+    if na < 2 or nb < 2:
+        return float("nan")
+    ma, mb = sum(a) / na, sum(b) / nb
+    va = sum((x - ma) ** 2 for x in a) / (na - 1)
+    vb = sum((x - mb) ** 2 for x in b) / (nb - 1)
+    pooled = math.sqrt(((na - 1) * va + (nb - 1) * vb) / (na + nb - 2))
+    return (ma - mb) / pooled if pooled > 0 else float("nan")
+
+
+def permutation_p(a, b, exact_limit=200000):
+    """Two-sided permutation test of a difference in means: the share of relabellings of the pooled
+    values whose |difference| reaches the observed one. Exact (every split) when there are at most
+    exact_limit of them (5 against 5: 252 splits, smallest p 2/252), else that many fixed-seed draws."""
+    pooled, na = list(a) + list(b), len(a)
+    n = len(pooled)
+    if na == 0 or na == n:
+        return float("nan")
+    total = sum(pooled)
+    observed = abs(sum(a) / na - sum(b) / (n - na))
+    tolerance = 1e-12 * max(1.0, abs(observed))
+
+    def extreme(sum_a):
+        return abs(sum_a / na - (total - sum_a) / (n - na)) >= observed - tolerance
+
+    if math.comb(n, na) <= exact_limit:
+        hits = count = 0
+        for idx in itertools.combinations(range(n), na):
+            count += 1
+            hits += extreme(sum(pooled[i] for i in idx))
+        return hits / count
+    rng = random.Random(20261203)
+    hits = sum(extreme(sum(rng.sample(pooled, na))) for _ in range(exact_limit))
+    return (hits + 1) / (exact_limit + 1)

@@ -1,7 +1,9 @@
 """The study scripts that turn run directories into docs/search tables: scripts/text_phase.py
-(phase diagram of the text task) and scripts/interval.py (the bootstrap interval they print), on
-run directories written here with known numbers."""
+(phase diagram of the text task), scripts/guo_figures.py (Guo et al.'s effects over seeds) and
+scripts/interval.py (the interval and tests they print), on run directories written here with known
+numbers."""
 import csv
+import itertools
 import json
 import math
 import os
@@ -11,7 +13,7 @@ from pathlib import Path
 
 SCRIPTS = Path(os.environ["P0SIM_SOURCE_DIR"]) / "scripts"
 sys.path.insert(0, str(SCRIPTS))
-from interval import bootstrap  # noqa: E402
+from interval import bootstrap, cohens_d, permutation_p  # noqa: E402
 
 TRACE_HEADER = ["step", "layer", "p0_norm_ratio", "p0_cos", "massive_ratio", "massive_ratio_rest", "sink_1", "loss"]
 
@@ -93,3 +95,77 @@ def test_the_scale_table_runs_scale_p0_on_every_seed_of_an_experiment(tmp_path):
     bad = subprocess.run([sys.executable, str(SCRIPTS / "scale_p0_table.py"), p0sim, str(tmp_path)],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "usage" in bad.stderr
+
+
+def test_the_permutation_test_is_exact_for_five_against_five():
+    # Completely separated samples: only the observed split and its mirror reach the difference.
+    assert permutation_p([1, 2, 3, 4, 5], [6, 7, 8, 9, 10]) == 2 / 252
+    assert permutation_p([1.0, 2.0], [1.0, 2.0]) == 1.0
+    # 3 against 3, every split enumerated here: only the observed split and its mirror reach the
+    # observed |mean difference| of 3, so p = 2/20.
+    a, b = [0.0, 1.0, 2.0], [3.0, 4.0, 5.0]
+    pooled, count, hits = a + b, 0, 0
+    for idx in itertools.combinations(range(6), 3):
+        rest = [pooled[i] for i in range(6) if i not in idx]
+        count += 1
+        hits += abs(sum(pooled[i] for i in idx) / 3 - sum(rest) / 3) >= 3.0
+    assert permutation_p(a, b) == hits / count == 0.1
+    assert cohens_d([1.0, 2.0, 3.0], [2.0, 3.0, 4.0]) == -1.0
+    assert math.isnan(cohens_d([1.0], [2.0, 3.0]))
+
+
+def write_guo_run(root, name, seed, layers, attn, value, h0, ratio):
+    """A train directory with probes at steps 0, 50, 100: head 0 of the last layer gets attn and value
+    (attention to 0 from non-trigger queries, |W_o v_0|); every layer gets h0 and ratio."""
+    run = root / f"seed-{seed}" / name
+    run.mkdir(parents=True)
+    with open(run / "heads.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["step", "layer", "head", "attn_to_0_rest", "value_out_norm_0"])
+        for i, step in enumerate((0, 50, 100)):
+            for layer in range(layers):
+                w.writerow([step, layer, 0, attn[i], value[i]])
+    with open(run / "trace.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["step", "layer", "p0_norm", "rest_norm", "p0_norm_ratio", "loss", "accuracy"])
+        for i, step in enumerate((0, 50, 100)):
+            for layer in range(layers):
+                w.writerow([step, layer, h0[i], 20.0, ratio[i], 2.0, 0.9])
+    config = {"layers": layers, "attn": "softmax", "optimizer": "adamw", "lr": 3e-4}
+    (run / "summary.json").write_text(json.dumps({"config": config}))
+    return run
+
+
+def test_guo_effects_are_tested_over_seeds_and_undecided_at_one_seed(tmp_path):
+    runs = {"adam_L3": [], "sgd_L3": [], "adam_L1": [], "relu_L1": []}
+    for seed in range(5):
+        e = seed * 0.01
+        runs["adam_L3"].append(write_guo_run(tmp_path, "adam_L3", seed, 3, [0.02, 0.4, 0.8 + e], [5, 9, 3],
+                                             [24, 28, 34 + seed], [1.0, 1.5, 1.9]))
+        runs["sgd_L3"].append(write_guo_run(tmp_path, "sgd_L3", seed, 3, [0.02, 0.1, 0.6 + e], [5, 6, 8],
+                                            [24, 24, 23 + seed], [1.0, 1.4, 1.6]))
+        runs["adam_L1"].append(write_guo_run(tmp_path, "adam_L1", seed, 1, [0.02, 0.3, 0.5 + e], [5, 10, 4 + e],
+                                             [24, 30, 40], [1.0, 0.8, 0.7]))
+        runs["relu_L1"].append(write_guo_run(tmp_path, "relu_L1", seed, 1, [0.02, 0.0, 0.0], [5, 50, 100],
+                                             [24, 200, 500], [1.0, 1.1, 1.2]))
+    out = tmp_path / "out"
+    args = [f"{name}={','.join(map(str, dirs))}" for name, dirs in runs.items()]
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "guo_figures.py"), str(out)] + args, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    effects = {e["effect"]: e for e in json.loads((out / "effects.json").read_text())["effects"]}
+    peak = effects["residual peak needs Adam (3 layers, after block 0)"]
+    assert peak["mean"] == 11.0 and peak["seeds"] == [5, 5]
+    assert peak["permutation_p"] == 2 / 252 and peak["reproduced"] == "yes"  # 34..38 against 23..27
+    assert effects["value drain, 1 layer"]["reproduced"] == "yes"  # last / peak 0.4
+    assert abs(effects["dormant head, 1 layer"]["mean"] - 0.5) < 1e-12
+    assert effects["ReLU attention removes the sink (1 layer)"]["reproduced"] == "yes"
+    assert "| adam_L3 | 5 | 3 |" in (out / "table.md").read_text()
+    assert (out / "curves.png").stat().st_size > 1000
+
+    one = [f"{name}={dirs[0]}" for name, dirs in runs.items()]
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "guo_figures.py"), str(tmp_path / "one")] + one,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    effects = json.loads((tmp_path / "one" / "effects.json").read_text())["effects"]
+    assert all(e["reproduced"] == "not decidable (one seed)" for e in effects)
