@@ -72,3 +72,31 @@ def permutation_p(a, b, exact_limit=200000):
     rng = random.Random(20261203)
     hits = sum(extreme(sum(rng.sample(pooled, na))) for _ in range(exact_limit))
     return (hits + 1) / (exact_limit + 1)
+
+
+def clopper_pearson(k, n, level=0.95):
+    """Exact binomial interval (lo, hi) for k successes in n trials, by bisection on the binomial
+    distribution's tails; (0, hi) at k = 0 and (lo, 1) at k = n, as the verdict reports them."""
+    if n <= 0:
+        return float("nan"), float("nan")
+    alpha = 1 - level
+
+    def tail_at_least(p):  # P(X >= k)
+        return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1))
+
+    def tail_at_most(p):  # P(X <= k)
+        return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(0, k + 1))
+
+    def solve(f, target, increasing):
+        lo, hi = 0.0, 1.0
+        for _ in range(100):
+            mid = (lo + hi) / 2
+            if (f(mid) < target) == increasing:
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2
+
+    lower = 0.0 if k == 0 else solve(tail_at_least, alpha / 2, True)
+    upper = 1.0 if k == n else solve(tail_at_most, alpha / 2, False)
+    return lower, upper

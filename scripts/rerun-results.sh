@@ -8,7 +8,10 @@
 #   bash scripts/rerun-results.sh [OUT] [NAMES]     (default OUT out/rerun; NAMES e.g. "p0sink stage_a")
 #   P0SIM_BIN=path/to/p0sim to use another binary than build/p0sim.
 # Then: python3 scripts/compare_results.py OUT compares the verdicts with the committed ones, and
-# OUT/tables/*.md hold the README's tables; docs/search/<name>/ gets the new verdicts and scripts.
+# OUT/tables/*.md hold the README's tables; docs/search/<name>/ gets the new verdicts and scripts,
+# and python3 scripts/verdict_summary.py then rewrites docs/search/verdict.{json,md} and prints the
+# README's cross-study table. The Guo et al. replication (scripts/guo_replication.sh, about 14
+# core-hours for 5 seeds) and the long text runs (configs/text_long.toml) are run on their own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-out/rerun}"

@@ -7,6 +7,7 @@ import itertools
 import json
 import math
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -169,3 +170,57 @@ def test_guo_effects_are_tested_over_seeds_and_undecided_at_one_seed(tmp_path):
     assert proc.returncode == 0, proc.stderr
     effects = json.loads((tmp_path / "one" / "effects.json").read_text())["effects"]
     assert all(e["reproduced"] == "not decidable (one seed)" for e in effects)
+
+
+def write_text_study(docs, study, rows, heldout):
+    """results.csv with one row per (variant, ratio, cos, sink_1, emerged_sink); cells.csv with the
+    held-out bits/byte of each variant at its last token count."""
+    d = docs / study
+    d.mkdir(parents=True)
+    with open(d / "results.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["variant", "seed_index", "emerged_sink", "p0_norm_ratio_l0", "p0_cos_l0", "sink_1_l0"])
+        for i, (variant, ratio, cos, sink1, emerged) in enumerate(rows):
+            w.writerow([variant, i, int(emerged), ratio, cos, sink1])
+    with open(d / "cells.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["metric", "variant", "T", "tokens", "seeds", "mean"])
+        for variant, bpb in heldout.items():
+            w.writerow(["heldout_bpb", variant, variant[1:], 0, 3, 9.0])  # an earlier probe, ignored
+            w.writerow(["heldout_bpb", variant, variant[1:], 1000, 3, bpb])
+
+
+def test_the_cross_study_verdict_decides_only_past_the_bigram_plateau(tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(b"ab" * 500)  # every next byte is determined: bigram entropy 0 bits/byte
+    docs = tmp_path / "docs"
+    # Nothing gets below a plateau of 0 bits/byte (minus the margin), so neither T is decidable.
+    write_text_study(docs, "text_phase", [("T16", 2.5, 0.95, 0.5, True), ("T16", 2.5, 0.95, 0.5, True),
+                                          ("T16", 1.0, 0.2, 0.0, False), ("T32", 1.0, 0.3, 0.0, False)],
+                     {"T16": 0.05, "T32": 0.1})
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "verdict_summary.py"), str(docs), "--corpus", str(corpus)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    v = json.loads((docs / "verdict.json").read_text())
+    assert v["bigram_entropy_bits_per_byte"] == 0.0
+    claims = {c["claim"]: c for c in v["claims"]}
+    assert claims["high_norm"]["status"].startswith("not supported where decidable; not decidable at T = 16, 32")
+    assert "p0sink/verdict.json" in v["missing"]
+
+    # A corpus of random bytes has a high bigram entropy: T16's 2 of 3 runs with ratio >= 2 and
+    # p0_cos >= 0.9 now decide the high-norm claim for it, and its 2 of 3 emerged sinks the sink claim.
+    rng = random.Random(1)
+    corpus.write_bytes(bytes(rng.randrange(256) for _ in range(200000)))
+    (docs / "verdict.json").unlink()
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "verdict_summary.py"), str(docs), "--corpus", str(corpus)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    v = json.loads((docs / "verdict.json").read_text())
+    assert v["bigram_entropy_bits_per_byte"] > 7
+    claims = {c["claim"]: c for c in v["claims"]}
+    assert claims["high_norm"]["status"] == "supported in text_phase"
+    assert claims["sink"]["status"] == "supported in text_phase"
+    t16 = next(e for e in claims["high_norm"]["evidence"] if e.get("T") == 16)
+    assert t16["high_norm_runs"]["k"] == 2 and t16["high_norm_runs"]["n"] == 3
+    assert 0 <= t16["high_norm_runs"]["lo"] <= 2 / 3 <= t16["high_norm_runs"]["hi"] <= 1
+    assert "| high_norm | supported in text_phase |" in (docs / "verdict.md").read_text()

@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""The project's answer across studies: docs/search/verdict.json and the README's headline table.
+
+  python3 scripts/verdict_summary.py [DOCS_SEARCH_DIR] [--corpus PATH]
+
+Reads what each study committed in DOCS_SEARCH_DIR (default docs/search) and writes
+DOCS_SEARCH_DIR/verdict.json and verdict.md (the table the README shows). Nothing is typed in by
+hand: every figure comes from a study's own file, and a study that has not been run yet is left
+out (listed under "missing"):
+  p0sink/verdict.json           the headline experiment (firstrecall; main against its controls)
+  no_norm/verdict.json          the architecture change that lets a high norm pay off
+  text_phase/results.csv        natural text, T = 16..1024 at 12.3 M tokens per run
+  text_long/results.csv         natural text, T = 256..1024 at 123 M tokens per run
+  text_controls/verdict.json    natural text at T = 256: BOS, document starts, RoPE, sigmoid
+  guo_backcopy/effects.json     Guo et al.'s Bigram-Backcopy replication, with and without BOS
+
+Claims (the seed paper's circuit, and the published setting as the positive control):
+  identification  the causal mask alone lets a model find position 0
+  high_norm       position 0 gets a high-norm state in a fixed direction (ratio >= 2, p0_cos >= 0.9)
+  sink            later heads sink onto position 0 without a BOS token
+  bos_sink        with a BOS token, heads sink onto it (where sinks are known to form)
+A text run counts as undecided, not as evidence against, while its held-out loss sits on the
+corpus's byte-bigram plateau (within PLATEAU_MARGIN bits/byte of the in-sample bigram entropy,
+computed here from the corpus): such a model has not yet learnt to use its context.
+"""
+import csv
+import json
+import math
+import os
+import sys
+from collections import Counter, defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from interval import bootstrap, clopper_pearson  # noqa: E402
+
+PLATEAU_MARGIN = 0.15  # bits/byte
+HIGH_NORM_RATIO, HIGH_NORM_COS, SINK_EPS = 2.0, 0.9, 0.3
+CLAIMS = {
+    "identification": "the causal mask alone lets a model find position 0",
+    "high_norm": "position 0 gets a high-norm state in a fixed direction (ratio >= 2 and p0_cos >= 0.9 at one layer)",
+    "sink": "without BOS, later heads sink onto position 0",
+    "bos_sink": "with a BOS token, heads sink onto it (the published setting: the positive control)",
+}
+
+
+def interval(values):
+    mean, lo, hi = bootstrap(values)
+    return {"mean": mean, "lo": None if math.isnan(lo) else lo, "hi": None if math.isnan(hi) else hi,
+            "seeds": len(values)}
+
+
+def count(k, n):
+    lo, hi = clopper_pearson(k, n)
+    return {"k": k, "n": n, "lo": lo, "hi": hi}
+
+
+def bigram_entropy(corpus):
+    """In-sample conditional entropy of the next byte given the previous one, bits per byte, over
+    every text file of the corpus (a directory: its files without the .dat/.u8 indexes)."""
+    files = [corpus] if os.path.isfile(corpus) else [
+        os.path.join(corpus, f) for f in sorted(os.listdir(corpus))
+        if os.path.isfile(os.path.join(corpus, f)) and not f.endswith((".dat", ".u8"))]
+    pairs, firsts = Counter(), Counter()
+    for path in files:
+        with open(path, "rb") as f:
+            data = f.read()
+        pairs.update(zip(data, data[1:]))
+        firsts.update(data[:-1])
+    total = sum(pairs.values())
+    return -sum(c * math.log2(c / firsts[a]) for (a, _), c in pairs.items()) / total
+
+
+# ---- the headline experiment and other experiment verdicts ----
+def experiment_claim(verdict, claim, study, setting):
+    c = next(x for x in verdict["claims"] if x["claim"] == claim)
+    return {
+        "study": study, "setting": setting, "measure": c["metric"],
+        "main": {"variant": verdict["main"], "mean": c["main"]["mean"], "lo": c["main"]["lo"], "hi": c["main"]["hi"],
+                 "emerged": count(c["main"]["emerged"], c["main"]["runs"])},
+        "control": {"variant": verdict["control"], "mean": c["control"]["mean"], "lo": c["control"]["lo"],
+                    "hi": c["control"]["hi"], "emerged": count(c["control"]["emerged"], c["control"]["runs"])},
+        "difference": c["difference"], "cohens_d": c["cohens_d"], "p_value": c["p_value"], "test": c["test"],
+        "supported": c["supported"],
+    }
+
+
+def variant_emerged(verdict, variant, claim, study, setting):
+    v = verdict["variants"][variant]
+    return {"study": study, "setting": setting, "measure": f"runs where {claim} emerged",
+            "main": {"variant": variant, "emerged": count(v["emerged"][claim], v["runs"])}}
+
+
+# ---- natural text: one row per run of results.csv ----
+def text_runs(path, cells_path):
+    """Final metrics per run from results.csv; the held-out loss per variant from cells.csv (the mean
+    over seeds at the last token count: results.csv does not carry it)."""
+    heldout, last_tokens = {}, {}
+    with open(cells_path, newline="") as f:
+        for c in csv.DictReader(f):
+            if c["metric"] == "heldout_bpb" and int(c["tokens"]) >= last_tokens.get(c["variant"], -1):
+                last_tokens[c["variant"]] = int(c["tokens"])
+                heldout[c["variant"]] = float(c["mean"])
+    runs = []
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            layers = sorted(int(k.rsplit("_l", 1)[1]) for k in r if k.startswith("p0_norm_ratio_l"))
+            ratio = [float(r[f"p0_norm_ratio_l{l}"]) for l in layers]
+            cos = [float(r[f"p0_cos_l{l}"]) for l in layers]
+            best = max(range(len(layers)), key=lambda i: ratio[i])
+            runs.append({
+                "variant": r["variant"], "T": int(r.get("seq_len") or r["variant"].lstrip("T")),
+                "heldout_bpb": heldout.get(r["variant"], float("nan")),
+                "max_ratio": ratio[best], "cos_there": cos[best],
+                "high_norm": any(x >= HIGH_NORM_RATIO and y >= HIGH_NORM_COS for x, y in zip(ratio, cos)),
+                # Gu et al.'s Sink_1 of the model: the share of all heads (every layer has H) with alpha_1 > eps
+                "sink_1": sum(float(r[f"sink_1_l{l}"]) for l in layers) / len(layers),
+                "emerged_sink": r["emerged_sink"] in ("1", "true"),
+            })
+    return runs
+
+
+def text_evidence(runs, study, tokens, plateau):
+    by_t = defaultdict(list)
+    for r in runs:
+        by_t[r["T"]].append(r)
+    rows = []
+    for T in sorted(by_t):
+        rs = by_t[T]
+        bpb = {"mean": rs[0]["heldout_bpb"]}  # per variant, not per run
+        learnt = bpb["mean"] < plateau - PLATEAU_MARGIN
+        rows.append({"study": study, "setting": f"T = {T}, {tokens} tokens per run", "T": T,
+                     "heldout_bits_per_byte": bpb, "past_bigram_plateau": learnt,
+                     "max_p0_norm_ratio": interval([r["max_ratio"] for r in rs]),
+                     "p0_cos_there": interval([r["cos_there"] for r in rs]),
+                     "high_norm_runs": count(sum(r["high_norm"] for r in rs), len(rs)),
+                     "sink_1": interval([r["sink_1"] for r in rs]),
+                     "sink_runs": count(sum(r["emerged_sink"] for r in rs), len(rs)),
+                     "decides": learnt})
+    return rows
+
+
+def guo_effect(effects, name, study, setting):
+    e = next((x for x in effects["effects"] if x["effect"].startswith(name)), None)
+    if e is None:
+        return None
+    return {"study": study, "setting": setting, "measure": e["quantity"], "comparison": e["comparison"],
+            "difference": {"mean": e["mean"], "lo": e["lo"], "hi": e["hi"]}, "seeds": e["seeds"],
+            "cohens_d": e["cohens_d"], "p_value": e["permutation_p"], "reproduced": e["reproduced"]}
+
+
+def status(claim, evidence):
+    """The claim's status from its evidence, by the rule stated in verdict.json."""
+    if claim == "identification":
+        return "supported" if any(e.get("supported") for e in evidence) else "not supported"
+    if claim == "bos_sink":
+        ok = [e for e in evidence if "emerged" in e.get("main", {}) and e["main"]["emerged"]["lo"] > 0.5]
+        return "supported" if ok else "not shown"
+    positive = []
+    undecided = []
+    for e in evidence:
+        if e.get("supported") or (e.get("main", {}).get("emerged", {}).get("k", 0) > e.get("main", {}).get(
+                "emerged", {}).get("n", 0) / 2):
+            positive.append(e)
+        if "decides" in e and not e["decides"]:
+            undecided.append(e)
+        runs = e.get("high_norm_runs" if claim == "high_norm" else "sink_runs")
+        if runs and e.get("decides") and runs["k"] > runs["n"] / 2:
+            positive.append(e)
+    if positive:
+        return "supported in " + ", ".join(sorted({e["study"] for e in positive}))
+    if undecided:
+        where = defaultdict(list)
+        for e in undecided:
+            where[e["study"]].append(str(e["T"]))
+        return "not supported where decidable; not decidable at " + "; ".join(
+            f"T = {', '.join(ts)} ({study}: held-out loss on the bigram plateau)" for study, ts in where.items())
+    return "not supported"
+
+
+def main(argv):
+    args = [a for a in argv[1:] if not a.startswith("--")]
+    corpus = "/usr/share/games/fortunes"
+    if "--corpus" in argv:
+        corpus = argv[argv.index("--corpus") + 1]
+        args.remove(corpus)
+    docs = args[0] if args else "docs/search"
+    if not os.path.isdir(docs):
+        print(f"verdict_summary.py: DOCS_SEARCH_DIR {docs} is not a directory", file=sys.stderr)
+        return 2
+
+    def path(*parts):
+        p = os.path.join(docs, *parts)
+        return p if os.path.isfile(p) else None
+
+    evidence = {c: [] for c in CLAIMS}
+    missing, engines = [], set()
+    if path("p0sink", "verdict.json"):
+        v = json.load(open(path("p0sink", "verdict.json")))
+        engines.add(v["engine_version"])
+        setting = "firstrecall, T = 16, 4000 steps"
+        for claim in ("identification", "high_norm", "sink"):
+            evidence[claim].append(experiment_claim(v, claim, "p0sink", setting))
+        if "bos" in v["variants"]:
+            evidence["bos_sink"].append(variant_emerged(v, "bos", "sink", "p0sink", setting + ", + BOS"))
+    else:
+        missing.append("p0sink/verdict.json")
+    if path("no_norm", "verdict.json"):
+        v = json.load(open(path("no_norm", "verdict.json")))
+        engines.add(v["engine_version"])
+        setting = "firstrecall without norm layers (y = g x)"
+        for claim in ("high_norm", "sink"):
+            evidence[claim].append(experiment_claim(v, claim, "no_norm", setting))
+        if "none-bos" in v["variants"]:
+            evidence["bos_sink"].append(variant_emerged(v, "none-bos", "sink", "no_norm", setting + ", + BOS"))
+    else:
+        missing.append("no_norm/verdict.json")
+
+    plateau = bigram_entropy(corpus) if os.path.exists(corpus) else float("nan")
+    for study, tokens in (("text_phase", "12.3 M"), ("text_long", "123 M")):
+        if path(study, "results.csv") and path(study, "cells.csv"):
+            runs = text_runs(path(study, "results.csv"), path(study, "cells.csv"))
+            rows = text_evidence(runs, study, tokens, plateau)
+            for claim in ("high_norm", "sink"):
+                evidence[claim] += rows
+        else:
+            missing.append(f"{study}/results.csv")
+    if path("text_controls", "verdict.json"):
+        v = json.load(open(path("text_controls", "verdict.json")))
+        engines.add(v["engine_version"])
+        setting = "natural text, T = 256, 12.3 M tokens"
+        for claim in ("high_norm", "sink"):
+            evidence[claim].append(experiment_claim(v, claim, "text_controls", setting))
+        if "bos" in v["variants"]:
+            evidence["bos_sink"].append(variant_emerged(v, "bos", "sink", "text_controls", setting + ", + BOS"))
+    else:
+        missing.append("text_controls/verdict.json")
+    if path("guo_backcopy", "effects.json"):
+        g = json.load(open(path("guo_backcopy", "effects.json")))
+        for name, claim, setting in (
+                ("dormant head, 1 layer", "bos_sink", "Guo et al.'s Bigram-Backcopy, 1 layer, BOS"),
+                ("dormant head, 3 layers", "bos_sink", "Guo et al.'s Bigram-Backcopy, 3 layers, BOS"),
+                ("without BOS", "sink", "Guo et al.'s Bigram-Backcopy, 3 layers, no BOS, NoPE")):
+            e = guo_effect(g, name, "guo_backcopy", setting)
+            if e:
+                evidence[claim].append(e)
+    else:
+        missing.append("guo_backcopy/effects.json")
+
+    claims = [{"claim": c, "statement": s, "status": status(c, evidence[c]), "evidence": evidence[c]}
+              for c, s in CLAIMS.items()]
+    out = {"engine_versions": sorted(engines), "bigram_entropy_bits_per_byte": plateau,
+           "plateau_margin_bits_per_byte": PLATEAU_MARGIN, "missing": missing, "claims": claims,
+           "rule": ("identification: the headline experiment's test (main against the prefix-bidirectional "
+                    "control). high_norm and sink: supported in a study where the experiment's test supports it, "
+                    "or where it emerged in most runs of a setting (a text setting only once its held-out loss is past "
+                    "the bigram plateau; one still on the plateau is not decidable). bos_sink: "
+                    "supported where the Clopper-Pearson interval of the BOS runs with a sink lies above 0.5.")}
+    with open(os.path.join(docs, "verdict.json"), "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+    with open(os.path.join(docs, "verdict.md"), "w") as f:
+        f.write(markdown(out))
+    print(f"wrote {docs}/verdict.json and verdict.md; the README's summary table:\n")
+    print("\n".join(summary_table(out)))
+    return 0
+
+
+def fmt_interval(m, digits=2):
+    if m is None:
+        return "-"
+    lo, hi = m.get("lo"), m.get("hi")
+    if lo is None or hi is None or lo != lo or hi != hi or lo == hi:
+        return f"{m['mean']:.{digits}f}"
+    return f"{m['mean']:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def fmt_count(c):
+    return f"{c['k']}/{c['n']} [{c['lo']:.2f}, {c['hi']:.2f}]"
+
+
+def summary_table(v):
+    lines = ["| claim | status | settings (studies) |", "|---|---|---|"]
+    for c in v["claims"]:
+        studies = sorted({e["study"] for e in c["evidence"]})
+        lines.append(f"| **{c['claim']}**: {c['statement']} | {c['status']} | {len(c['evidence'])} "
+                     f"({', '.join(studies) or 'none yet'}) |")
+    return lines
+
+
+def markdown(v):
+    lines = ["# The answer across studies", "",
+             "Written by `python3 scripts/verdict_summary.py` from each study's committed files (verdict.json "
+             "beside this file holds every figure). Rule: " + v["rule"], "", "## Summary", ""]
+    lines += summary_table(v)
+    lines += ["", "## Evidence", "",
+              "Means [95% bootstrap percentile interval over seeds]; counts k/n [Clopper-Pearson 95%].", "",
+              "| claim | status | study and setting | evidence |", "|---|---|---|---|"]
+    for c in v["claims"]:
+        first = True
+        for e in c["evidence"]:
+            if "difference" in e and "main" in e:  # an experiment's test
+                ev = (f"{e['measure']}: {e['main']['variant']} {fmt_interval(e['main'])} against {e['control']['variant']} "
+                      f"{fmt_interval(e['control'])}; difference {fmt_interval(e['difference'])}, d = {e['cohens_d']:.2f}, "
+                      f"p = {e['p_value']:.2g}; emerged {fmt_count(e['main']['emerged'])} against "
+                      f"{fmt_count(e['control']['emerged'])}")
+            elif "emerged" in e.get("main", {}):
+                ev = f"{e['measure']} ({e['main']['variant']}): {fmt_count(e['main']['emerged'])}"
+            elif "comparison" in e:
+                p = e["p_value"]
+                ev = (f"{e['measure']}, {e['comparison']}: {fmt_interval(e['difference'], 3)}"
+                      + ("" if p is None or p != p or min(e["seeds"]) < 2 else f", p = {p:.2g}") + f" over {'/'.join(map(str, e['seeds']))} "
+                      f"seeds: {e['reproduced']}")
+            else:  # a text setting
+                key = "sink_1" if c["claim"] == "sink" else "max_p0_norm_ratio"
+                runs = e["sink_runs"] if c["claim"] == "sink" else e["high_norm_runs"]
+                ev = (f"{'Sink_1' if key == 'sink_1' else 'max p0_norm_ratio'} {fmt_interval(e[key])}"
+                      + ("" if key == "sink_1" else f" (p0_cos {fmt_interval(e['p0_cos_there'])})")
+                      + f"; runs where it {'emerged' if key == 'sink_1' else 'held'} {fmt_count(runs)}; held-out "
+                      f"{e['heldout_bits_per_byte']['mean']:.2f} bits/byte" + ("" if e["decides"] else " (on the bigram plateau: not decidable)"))
+            lines.append(f"| {c['claim'] if first else ''} | {c['status'] if first else ''} | {e['study']}: "
+                         f"{e['setting']} | {ev} |")
+            first = False
+        if first:
+            lines.append(f"| {c['claim']} | {c['status']} | (no study yet) | |")
+    if v["missing"]:
+        lines += ["", "Not run yet: " + ", ".join(v["missing"]) + "."]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
