@@ -215,7 +215,7 @@ double max_rel_error(const A& got, const B& want) {
 
 struct AttentionSetup {
   std::vector<layers::Sequence> seqs;
-  std::vector<float> qkv, out, att, dout, dqkv, scratch;
+  std::vector<float> qkv, out, att, dout, dqkv;
   GemmSpace<float> ws;
   explicit AttentionSetup(Attn a) {
     for (Index s = 0; s < kN / kP; ++s) seqs.push_back({s * kP, kP, s * kH * kP * kP});
@@ -224,7 +224,6 @@ struct AttentionSetup {
     out.resize(static_cast<std::size_t>(kN * kC));
     att.resize(static_cast<std::size_t>(kN * kH * kP));
     dqkv.resize(static_cast<std::size_t>(kN * 3 * kC));
-    scratch.resize(static_cast<std::size_t>(kP * kP));
     layers::attention_reserve(ws, kP, kC / kH);
     // validate the fused kernels against the definition once (float vs double: 1e-4 relative)
     std::vector<double> out_ref, dqkv_ref;
@@ -239,8 +238,8 @@ struct AttentionSetup {
                               layers::MaskKind::causal, a, ws);
   }
   void backward(Attn a) {
-    layers::attention_backward(dqkv.data(), scratch.data(), dout.data(), att.data(), qkv.data(), seqs.data(),
-                               Index(seqs.size()), kC, kH, layers::MaskKind::causal, a, ws);
+    layers::attention_backward(dqkv.data(), dout.data(), att.data(), qkv.data(), seqs.data(), Index(seqs.size()), kC,
+                               kH, layers::MaskKind::causal, a, ws);
   }
 };
 void BM_attention_fwd(benchmark::State& state) {

@@ -200,8 +200,8 @@ struct Model<Scalar>::Impl {
     ly::attention_forward(y.data(), att.data(), qkv.data(), seqs.data(), nseq, C, H, mask, attn, gemm_space);
   }
   void attention_backward(Matrix& dqkv, const Matrix& dy, const typename Acts::Vector& att, const Matrix& qkv) {
-    ly::attention_backward(dqkv.data(), a.dscores.data(), dy.data(), att.data(), qkv.data(), seqs.data(), nseq, C, H,
-                           mask, attn, gemm_space);
+    ly::attention_backward(dqkv.data(), dy.data(), att.data(), qkv.data(), seqs.data(), nseq, C, H, mask, attn,
+                           gemm_space);
   }
   void rope_forward(Matrix& qkv) {
     ly::rope_forward(qkv.data(), positions.data(), a.rope_cos.data(), a.rope_sin.data(), N, C, H);

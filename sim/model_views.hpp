@@ -141,7 +141,6 @@ class ActivationViews {
   Matrix datty;               // (C,N)
   Matrix dfch;                // (F,N)
   Matrix dlogits;             // (V,N)
-  Matrix dscores;             // (P,P) one (sequence, head) block of attention score gradients
   Matrix rope_cos, rope_sin;  // (D/2,P) with pos=rope, else empty
   Gathered gathered;          // empty unless prefix-bidirectional
   Index size;                 // values spanned; with base = nullptr, the buffer size to allocate
@@ -159,7 +158,6 @@ class ActivationViews {
         datty(matrix(s.C, s.Nmax)),
         dfch(matrix(s.F, s.Nmax)),
         dlogits(matrix(s.V, s.Nmax)),
-        dscores(matrix(s.P, s.P)),
         rope_cos(matrix(s.rope ? s.C / s.H / 2 : 0, s.P)),
         rope_sin(matrix(s.rope ? s.C / s.H / 2 : 0, s.P)),
         gathered{matrices(s.prefix ? s.L + 1 : 0, s.C, s.B * s.P), matrices(s.prefix ? s.L : 0, s.C, s.B * s.P),

@@ -162,7 +162,7 @@ TEST_CASE("attention backward matches finite differences for every mask and atte
     A += H * len * len;
   }
   PhiloxStream rng(14, 0);
-  Buf qkv = normal(N * 3 * C, 1.0, rng), R = normal(N * C, 1.0, rng), y(N * C), att(A), scratch(longest * longest);
+  Buf qkv = normal(N * 3 * C, 1.0, rng), R = normal(N * C, 1.0, rng), y(N * C), att(A);
   GemmSpace<double> ws;
   attention_reserve(ws, longest, C / H);
   auto loss = [&] {
@@ -203,8 +203,8 @@ TEST_CASE("attention backward matches finite differences for every mask and atte
         }
   }
   Buf dqkv(N * 3 * C, 0.0);
-  attention_backward(dqkv.data(), scratch.data(), R.data(), att.data(), qkv.data(), seqs.data(),
-                     static_cast<Index>(seqs.size()), C, H, mask, attn, ws);
+  attention_backward(dqkv.data(), R.data(), att.data(), qkv.data(), seqs.data(), static_cast<Index>(seqs.size()), C, H,
+                     mask, attn, ws);
   // Every coordinate for the tiny shape; 600 random ones for the wide shapes keeps this fast.
   const auto idx = C <= 6 ? all_indices(N * 3 * C) : p0sim::test::sample_indices(N * 3 * C, 600, rng);
   CHECK(fd_error(qkv.data(), dqkv.data(), idx, loss) < tol);
@@ -237,6 +237,82 @@ TEST_CASE("attention's weighted sums give the same bits whichever vector width t
       want[i * ldo + d] = alpha * acc;
     }
   CHECK(std::equal(out.begin(), out.end(), want.begin(),
+                   [](float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }));
+}
+
+// The backward as it was written first: dS for the whole (n,n) block, then dk and dv as sums down
+// its columns by mix. Kept here as the reference for the order of every addition.
+void column_pass_backward(float* dqkv, const float* dout, const float* att, const float* qkv, const Sequence& seq,
+                          Index C, Index H, MaskKind mask, Attn attn, GemmSpace<float>& ws) {
+  const Index D = C / H, ld = 3 * C, o = seq.offset, n = seq.len, np = round_up(n, kLane);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  const bool causal = mask == MaskKind::causal;
+  std::vector<float> dSfull(n * n);
+  for (Index h = 0; h < H; ++h) {
+    const float *q = qkv + o * ld + h * D, *k = q + C, *v = q + 2 * C;
+    float *dq = dqkv + o * ld + h * D, *dk = dq + C, *dv = dq + 2 * C;
+    const float* dy = dout + o * C + h * D;
+    const float* A = att + seq.att_offset + h * n * n;
+    float* dS = dSfull.data();
+    float* vT = ws.work();
+    float* rows = vT + D * np;
+    transpose_panel(vT, v, ld, D, n, np);
+    for (Index t0 = 0; t0 < n; t0 += kBlock) {
+      const int nb = static_cast<int>(std::min<Index>(kBlock, n - t0));
+      const Index kend = causal ? t0 + nb : n;
+      with_block(nb, [&](auto NB) {
+        dot_rows<float, decltype(NB)::value>(rows, np, dy + t0 * C, C, vT, np, D, round_up(kend, kLane), 1.0f);
+      });
+      for (int i = 0; i < nb; ++i) {
+        const Index t = t0 + i, kmax = causal ? t + 1 : n;
+        const auto a = Eigen::Map<const Vec<float>>(A + t * n, kmax).array();
+        const auto d = Eigen::Map<const Vec<float>>(rows + i * np, kmax).array();
+        auto ds = Eigen::Map<Vec<float>>(dS + t * n, kmax).array();
+        if (attn == Attn::sigmoid)
+          ds = d * a * (1.0f - a);
+        else if (attn == Attn::relu)
+          ds = (a > 0.0f).select(d / static_cast<float>(kmax), 0.0f);
+        else
+          ds = a * (d - (a * d).sum());
+        std::fill(dS + t * n + kmax, dS + (t + 1) * n, 0.0f);
+      }
+      with_block(nb, [&](auto NB) {
+        mix<float, decltype(NB)::value>(dq + t0 * ld, ld, dS + t0 * n, n, 1, k, ld, 0, kend, D, scale);
+      });
+    }
+    for (Index j0 = 0; j0 < n; j0 += kBlock) {
+      const int nb = static_cast<int>(std::min<Index>(kBlock, n - j0));
+      const Index tbeg = causal ? j0 : 0;
+      with_block(nb, [&](auto NB) {
+        mix<float, decltype(NB)::value>(dk + j0 * ld, ld, dS + j0, 1, n, q, ld, tbeg, n, D, scale);
+        mix<float, decltype(NB)::value>(dv + j0 * ld, ld, A + j0, 1, n, dy, C, tbeg, n, D, 1.0f);
+      });
+    }
+  }
+}
+
+TEST_CASE("attention backward in one pass over query blocks gives the column pass's bits", "[sim][attention]") {
+  // The one-pass backward gathers dk and dv key by key across query blocks; each sum must add the
+  // same terms in the same order as the sum down a column, so the bits of every run stay.
+  const auto mask = GENERATE(MaskKind::causal, MaskKind::full);
+  const auto attn = GENERATE(Attn::softmax, Attn::softmax1, Attn::sigmoid, Attn::relu);
+  const auto shape =
+      GENERATE(std::make_tuple(Index{8}, Index{1}, Index{5}), std::make_tuple(Index{64}, Index{4}, Index{37}),
+               std::make_tuple(Index{96}, Index{2}, Index{64}), std::make_tuple(Index{58}, Index{2}, Index{19}));
+  const Index C = std::get<0>(shape), H = std::get<1>(shape), n = std::get<2>(shape);
+  CAPTURE(static_cast<int>(mask), static_cast<int>(attn), C, H, n);
+  const Sequence seq{0, n, 0};
+  PhiloxStream rng(22, 0);
+  std::vector<float> qkv(n * 3 * C), dout(n * C), y(n * C), att(H * n * n);
+  for (auto& x : qkv) x = static_cast<float>(rng.normal());
+  for (auto& x : dout) x = static_cast<float>(rng.normal());
+  GemmSpace<float> ws;
+  attention_reserve(ws, n, C / H);
+  attention_forward(y.data(), att.data(), qkv.data(), &seq, 1, C, H, mask, attn, ws);
+  std::vector<float> got(n * 3 * C, -7.0f), want(n * 3 * C, -7.0f);
+  attention_backward(got.data(), dout.data(), att.data(), qkv.data(), &seq, 1, C, H, mask, attn, ws);
+  column_pass_backward(want.data(), dout.data(), att.data(), qkv.data(), seq, C, H, mask, attn, ws);
+  CHECK(std::equal(got.begin(), got.end(), want.begin(),
                    [](float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }));
 }
 

@@ -150,7 +150,7 @@ void attention_probs(S* rows, Index ld, Index len, Attn attn) {
 template <typename S>
 void attention_reserve(GemmSpace<S>& ws, Index Pmax, Index D) {
   const Index np = round_up(Pmax, kLane);
-  ws.reserve_work(D * np + kBlock * np);  // a transposed K or V panel, and a block of score rows
+  ws.reserve_work(D * np + 2 * kBlock * np);  // a transposed K or V panel, and two blocks of score rows
 }
 // out (C,N) heads concatenated; att: per sequence H blocks (len,len) row = query, column = key, kept
 // for the backward (0 where masked); qkv (3C,N) = [q; k; v] per column.
@@ -205,10 +205,43 @@ void attention_forward(S* out, S* att, const S* qkv, const Sequence* seqs, Index
     }
   }
 }
-// dqkv is assigned (each sequence/head block is written once); scratch holds (Pmax,Pmax): dS.
+// out[j*ldo + d] += sum_{i < NB} w[i*ldw + j] * X[i*ldx + d] for j in [0,len), d < D, i in order: the
+// rank-NB update that adds a block of queries' terms to every key's accumulator. Each accumulator
+// receives its terms in the order mix would add them (i, i.e. the query, ascending), so summing a
+// key's column block by block gives the bits of one mix over all queries.
+template <typename S, int NB>
+void rank_update(S* out, Index ldo, const S* w, Index ldw, const S* X, Index ldx, Index len, Index D) {
+  constexpr Index kHalf = kLane / 2;
+  auto chunk = [&](auto width_tag, Index db, Index width) {
+    constexpr int W = decltype(width_tag)::value;
+    using Chunk = Eigen::Array<S, W, 1, Eigen::ColMajor, W == Eigen::Dynamic ? kLane : W, 1>;
+    Chunk x[NB];
+    for (int i = 0; i < NB; ++i) x[i] = Eigen::Map<const Chunk>(X + i * ldx + db, width);
+    for (Index j = 0; j < len; ++j) {
+      Eigen::Map<Chunk> acc(out + j * ldo + db, width);
+      Chunk a = acc;
+      for (int i = 0; i < NB; ++i) a += w[i * ldw + j] * x[i];
+      acc = a;
+    }
+  };
+  Index db = 0;
+  for (; db + kLane <= D; db += kLane) chunk(std::integral_constant<int, kLane>{}, db, kLane);
+  if (db + kHalf <= D) {
+    chunk(std::integral_constant<int, kHalf>{}, db, kHalf);
+    db += kHalf;
+  }
+  if (db < D) chunk(std::integral_constant<int, Eigen::Dynamic>{}, db, D - db);
+}
+
+// dqkv is assigned (each sequence/head block is written once).
+// One pass over each head's query blocks: dA = dy v^T and dS for the block's rows stay in cache, and
+// dk, dv gather the block's terms by rank_update instead of a second pass down the columns of the
+// (n,n) dS and A, which at long sequences streams them from memory. The order of every sum is the
+// column pass's: dk_j and dv_j add their terms over queries t ascending from j's block of kBlock,
+// the block's masked weights being exact zeros, and dk is scaled at the end as mix scales.
 template <typename S>
-void attention_backward(S* dqkv, S* scratch, const S* dout, const S* att, const S* qkv, const Sequence* seqs,
-                        Index nseq, Index C, Index H, MaskKind mask, Attn attn, GemmSpace<S>& ws) {
+void attention_backward(S* dqkv, const S* dout, const S* att, const S* qkv, const Sequence* seqs, Index nseq, Index C,
+                        Index H, MaskKind mask, Attn attn, GemmSpace<S>& ws) {
   const Index D = C / H, ld = 3 * C;
   const S scale = S(1) / std::sqrt(static_cast<S>(D));
   const bool causal = mask == MaskKind::causal;
@@ -223,10 +256,14 @@ void attention_backward(S* dqkv, S* scratch, const S* dout, const S* att, const 
       S* dv = dq + 2 * C;
       const S* dy = dout + o * C + h * D;                 // (D,n) at stride C
       const S* A = att + seqs[s].att_offset + h * n * n;  // (query, key) row-major
-      S* dS = scratch;                                    // (query, key) row-major, (n,n)
       S* vT = ws.work();                                  // (D,np)
       S* rows = vT + D * np;                              // (kBlock,np) dA of one query block
+      S* dS = rows + kBlock * np;                         // (kBlock,np) dS of the same block
       transpose_panel(vT, v, ld, D, n, np);
+      for (Index j = 0; j < n; ++j) {
+        std::fill(dk + j * ld, dk + j * ld + D, S(0));
+        std::fill(dv + j * ld, dv + j * ld + D, S(0));
+      }
       for (Index t0 = 0; t0 < n; t0 += kBlock) {
         const int nb = static_cast<int>(std::min<Index>(kBlock, n - t0));
         const Index kend = causal ? t0 + nb : n;
@@ -235,34 +272,30 @@ void attention_backward(S* dqkv, S* scratch, const S* dout, const S* att, const 
           dot_rows<S, decltype(NB)::value>(rows, np, dy + t0 * C, C, vT, np, D, round_up(kend, kLane), S(1));
         });
         // dA -> dS. softmax and softmax1 share the Jacobian diag(a) - a a^T; sigmoid's is a(1-a); relu's
-        // 1/kmax where the score was positive (a > 0).
+        // 1/kmax where the score was positive (a > 0). Keys after a query's last are 0 up to kend.
         for (int i = 0; i < nb; ++i) {
           const Index t = t0 + i, kmax = causal ? t + 1 : n;
           const auto a = Eigen::Map<const Vec<S>>(A + t * n, kmax).array();
           const auto d = Eigen::Map<const Vec<S>>(rows + i * np, kmax).array();
-          auto ds = Eigen::Map<Vec<S>>(dS + t * n, kmax).array();
+          auto ds = Eigen::Map<Vec<S>>(dS + i * np, kmax).array();
           if (attn == Attn::sigmoid)
             ds = d * a * (S(1) - a);
           else if (attn == Attn::relu)
             ds = (a > S(0)).select(d / static_cast<S>(kmax), S(0));
           else
             ds = a * (d - (a * d).sum());
-          std::fill(dS + t * n + kmax, dS + (t + 1) * n, S(0));
+          std::fill(dS + i * np + kmax, dS + i * np + kend, S(0));
         }
-        // dq_t = scale sum_j dS[t,j] k_j
         with_block(nb, [&](auto NB) {
-          mix<S, decltype(NB)::value>(dq + t0 * ld, ld, dS + t0 * n, n, 1, k, ld, 0, kend, D, scale);
+          constexpr int R = decltype(NB)::value;
+          // dq_t = scale sum_j dS[t,j] k_j
+          mix<S, R>(dq + t0 * ld, ld, dS, np, 1, k, ld, 0, kend, D, scale);
+          // dk_j += dS[t,j] q_t and dv_j += A[t,j] dy_t for this block's queries t (A is 0 above the diagonal)
+          rank_update<S, R>(dk, ld, dS, np, q + t0 * ld, ld, kend, D);
+          rank_update<S, R>(dv, ld, A + t0 * n, n, dy + t0 * C, C, kend, D);
         });
       }
-      // dk_j = scale sum_t dS[t,j] q_t and dv_j = sum_t A[t,j] dy_t, over queries t >= j under the mask
-      for (Index j0 = 0; j0 < n; j0 += kBlock) {
-        const int nb = static_cast<int>(std::min<Index>(kBlock, n - j0));
-        const Index tbeg = causal ? j0 : 0;
-        with_block(nb, [&](auto NB) {
-          mix<S, decltype(NB)::value>(dk + j0 * ld, ld, dS + j0, 1, n, q, ld, tbeg, n, D, scale);
-          mix<S, decltype(NB)::value>(dv + j0 * ld, ld, A + j0, 1, n, dy, C, tbeg, n, D, S(1));
-        });
-      }
+      for (Index j = 0; j < n; ++j) Eigen::Map<Vec<S>>(dk + j * ld, D) *= scale;
     }
   }
 }
