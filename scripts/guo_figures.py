@@ -26,7 +26,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from interval import bootstrap, cell, cohens_d, permutation_p  # noqa: E402
+from interval import bootstrap, bootstrap_difference, cell, cohens_d, permutation_p  # noqa: E402
 
 GUO_1L_ADAM = {"step": [0, 140, 300, 1000], "attn": [0.022, 0.054, 0.56, 0.78], "value": [5.2, 9.1, 5.5, 3.5],
                "res": [24.3, 30.5, 25.4, 27.0]}
@@ -140,9 +140,7 @@ def effect_rows(arms):
         else:
             xa = [last(series(r)) for r in arms[a]]
             xb = [last(series(r)) for r in arms[b]]
-            ma, lo_a, hi_a = bootstrap(xa)
-            mb, lo_b, hi_b = bootstrap(xb)
-            mean, lo, hi = difference_interval(xa, xb)
+            mean, lo, hi = bootstrap_difference(xa, xb)
             d, p = cohens_d(xa, xb), permutation_p(xa, xb)
             reproduced = (hi < 0 if "below 0" in rule else lo > 0) and p < 0.05
             if "not below 0" in rule:
@@ -154,21 +152,6 @@ def effect_rows(arms):
                      "seeds": [len(arms[a])] + ([len(arms[b])] if b else []), "mean": mean, "lo": lo, "hi": hi,
                      "cohens_d": d, "permutation_p": p, "rule": rule, "reproduced": verdict})
     return rows
-
-
-def difference_interval(xa, xb, resamples=10000):
-    """Bootstrap percentile interval of mean(xa) - mean(xb), resampling each arm (fixed seed)."""
-    import random
-    rng = random.Random(20261203)
-    diffs = sorted(sum(rng.choice(xa) for _ in xa) / len(xa) - sum(rng.choice(xb) for _ in xb) / len(xb)
-                   for _ in range(resamples))
-
-    def q(pr):
-        h = pr * (len(diffs) - 1)
-        i = int(h)
-        return diffs[-1] if i + 1 >= len(diffs) else diffs[i] + (h - i) * (diffs[i + 1] - diffs[i])
-
-    return sum(xa) / len(xa) - sum(xb) / len(xb), q(0.025), q(0.975)
 
 
 def fmt(x, digits=3):

@@ -9,6 +9,13 @@ import random
 RESAMPLES = 10000
 
 
+def percentile(ordered, p):
+    """The p-quantile of sorted values, interpolated linearly between order statistics."""
+    h = p * (len(ordered) - 1)
+    i = int(math.floor(h))
+    return ordered[-1] if i + 1 >= len(ordered) else ordered[i] + (h - i) * (ordered[i + 1] - ordered[i])
+
+
 def bootstrap(values, level=0.95):
     """(mean, lo, hi); NaN bounds for fewer than two values."""
     n = len(values)
@@ -19,13 +26,16 @@ def bootstrap(values, level=0.95):
         return mean, float("nan"), float("nan")
     rng = random.Random(20261203)
     means = sorted(sum(rng.choice(values) for _ in range(n)) / n for _ in range(RESAMPLES))
+    return mean, percentile(means, (1 - level) / 2), percentile(means, (1 + level) / 2)
 
-    def quantile(p):
-        h = p * (len(means) - 1)
-        i = int(math.floor(h))
-        return means[-1] if i + 1 >= len(means) else means[i] + (h - i) * (means[i + 1] - means[i])
 
-    return mean, quantile((1 - level) / 2), quantile((1 + level) / 2)
+def bootstrap_difference(a, b, level=0.95):
+    """(mean(a) - mean(b), lo, hi): the percentile bootstrap of a difference in means, each sample
+    resampled on its own (fixed-seed stream, as bootstrap)."""
+    rng = random.Random(20261203)
+    diffs = sorted(sum(rng.choice(a) for _ in a) / len(a) - sum(rng.choice(b) for _ in b) / len(b)
+                   for _ in range(RESAMPLES))
+    return sum(a) / len(a) - sum(b) / len(b), percentile(diffs, (1 - level) / 2), percentile(diffs, (1 + level) / 2)
 
 
 def cell(values, digits=2):

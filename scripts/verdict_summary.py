@@ -35,6 +35,12 @@ from interval import bootstrap, clopper_pearson  # noqa: E402
 
 PLATEAU_MARGIN = 0.15  # bits/byte
 HIGH_NORM_RATIO, HIGH_NORM_COS, SINK_EPS = 2.0, 0.9, 0.3
+# Experiments whose verdict.json tests claims (main against control), and the variant with BOS.
+EXPERIMENTS = [
+    ("p0sink", "firstrecall, T = 16, 4000 steps", ("identification", "high_norm", "sink"), "bos"),
+    ("no_norm", "firstrecall without norm layers (y = g x)", ("high_norm", "sink"), "none-bos"),
+    ("text_controls", "natural text, T = 256, 12.3 M tokens", ("high_norm", "sink"), "bos"),
+]
 CLAIMS = {
     "identification": "the causal mask alone lets a model find position 0",
     "high_norm": "position 0 gets a high-norm state in a fixed direction (ratio >= 2 and p0_cos >= 0.9 at one layer)",
@@ -194,27 +200,16 @@ def main(argv):
 
     evidence = {c: [] for c in CLAIMS}
     missing, engines = [], set()
-    if path("p0sink", "verdict.json"):
-        v = json.load(open(path("p0sink", "verdict.json")))
+    for study, setting, claims, bos_variant in EXPERIMENTS:
+        if not path(study, "verdict.json"):
+            missing.append(f"{study}/verdict.json")
+            continue
+        v = json.load(open(path(study, "verdict.json")))
         engines.add(v["engine_version"])
-        setting = "firstrecall, T = 16, 4000 steps"
-        for claim in ("identification", "high_norm", "sink"):
-            evidence[claim].append(experiment_claim(v, claim, "p0sink", setting))
-        if "bos" in v["variants"]:
-            evidence["bos_sink"].append(variant_emerged(v, "bos", "sink", "p0sink", setting + ", + BOS"))
-    else:
-        missing.append("p0sink/verdict.json")
-    if path("no_norm", "verdict.json"):
-        v = json.load(open(path("no_norm", "verdict.json")))
-        engines.add(v["engine_version"])
-        setting = "firstrecall without norm layers (y = g x)"
-        for claim in ("high_norm", "sink"):
-            evidence[claim].append(experiment_claim(v, claim, "no_norm", setting))
-        if "none-bos" in v["variants"]:
-            evidence["bos_sink"].append(variant_emerged(v, "none-bos", "sink", "no_norm", setting + ", + BOS"))
-    else:
-        missing.append("no_norm/verdict.json")
-
+        for claim in claims:
+            evidence[claim].append(experiment_claim(v, claim, study, setting))
+        if bos_variant in v["variants"]:
+            evidence["bos_sink"].append(variant_emerged(v, bos_variant, "sink", study, setting + ", + BOS"))
     plateau = bigram_entropy(corpus) if os.path.exists(corpus) else float("nan")
     for study, tokens in (("text_phase", "12.3 M"), ("text_long", "123 M")):
         if path(study, "results.csv") and path(study, "cells.csv"):
@@ -224,16 +219,6 @@ def main(argv):
                 evidence[claim] += rows
         else:
             missing.append(f"{study}/results.csv")
-    if path("text_controls", "verdict.json"):
-        v = json.load(open(path("text_controls", "verdict.json")))
-        engines.add(v["engine_version"])
-        setting = "natural text, T = 256, 12.3 M tokens"
-        for claim in ("high_norm", "sink"):
-            evidence[claim].append(experiment_claim(v, claim, "text_controls", setting))
-        if "bos" in v["variants"]:
-            evidence["bos_sink"].append(variant_emerged(v, "bos", "sink", "text_controls", setting + ", + BOS"))
-    else:
-        missing.append("text_controls/verdict.json")
     if path("guo_backcopy", "effects.json"):
         g = json.load(open(path("guo_backcopy", "effects.json")))
         for name, claim, setting in (
