@@ -35,7 +35,8 @@ from interval import bootstrap, clopper_pearson  # noqa: E402
 
 PLATEAU_MARGIN = 0.15  # bits/byte
 HIGH_NORM_RATIO, HIGH_NORM_COS, SINK_EPS = 2.0, 0.9, 0.3
-# Experiments whose verdict.json tests claims (main against control), and the variant with BOS.
+# Experiments whose verdict.json tests claims (main against control; in a search, the main variant's
+# emerged counts stand in), and the variant with BOS.
 EXPERIMENTS = [
     ("p0sink", "firstrecall, T = 16, 4000 steps", ("identification", "high_norm", "sink"), "bos"),
     ("no_norm", "firstrecall without norm layers (y = g x)", ("high_norm", "sink"), "none-bos"),
@@ -206,8 +207,13 @@ def main(argv):
             continue
         v = json.load(open(path(study, "verdict.json")))
         engines.add(v["engine_version"])
+        tested = {c["claim"] for c in v["claims"]}
         for claim in claims:
-            evidence[claim].append(experiment_claim(v, claim, study, setting))
+            if claim in tested:
+                evidence[claim].append(experiment_claim(v, claim, study, setting))
+            elif "main" in v["variants"]:  # a search (no claim tested): its main variant's counts; the
+                # other variants change more than the mask (positions, attention function, BOS)
+                evidence[claim].append(variant_emerged(v, "main", claim, study, setting))
         if bos_variant in v["variants"]:
             evidence["bos_sink"].append(variant_emerged(v, bos_variant, "sink", study, setting + ", + BOS"))
     plateau = bigram_entropy(corpus) if os.path.exists(corpus) else float("nan")

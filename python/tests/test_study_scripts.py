@@ -224,3 +224,25 @@ def test_the_cross_study_verdict_decides_only_past_the_bigram_plateau(tmp_path):
     assert t16["high_norm_runs"]["k"] == 2 and t16["high_norm_runs"]["n"] == 3
     assert 0 <= t16["high_norm_runs"]["lo"] <= 2 / 3 <= t16["high_norm_runs"]["hi"] <= 1
     assert "| high_norm | supported in text_phase |" in (docs / "verdict.md").read_text()
+    assert claims["bos_sink"]["status"] == "not shown"
+
+
+def test_the_cross_study_verdict_counts_each_variant_of_a_search(tmp_path):
+    docs = tmp_path / "docs"
+    (docs / "text_controls").mkdir(parents=True)
+    variants = {"main": {"runs": 5, "emerged": {"sink": 1, "high_norm": 0}},
+                "bos": {"runs": 5, "emerged": {"sink": 4, "high_norm": 0}},
+                "rope": {"runs": 5, "emerged": {"sink": 3, "high_norm": 0}}}
+    (docs / "text_controls" / "verdict.json").write_text(json.dumps(
+        {"engine_version": 2, "claims": [], "main": "", "control": "", "variant_order": ["main", "bos", "rope"],
+         "variants": variants}))
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "verdict_summary.py"), str(docs), "--corpus",
+                           str(tmp_path / "none")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    claims = {c["claim"]: c for c in json.loads((docs / "verdict.json").read_text())["claims"]}
+    sink = {e["main"]["variant"]: e["main"]["emerged"]["k"] for e in claims["sink"]["evidence"]}
+    # only main tests the mask alone: rope's 3 of 5 add positions, and BOS counts for bos_sink only
+    assert sink == {"main": 1}
+    assert claims["sink"]["status"] == "not supported"
+    # 4 of 5 BOS runs: Clopper-Pearson lower bound 0.28 < 0.5, so not shown at 5 seeds
+    assert claims["bos_sink"]["status"] == "not shown"
