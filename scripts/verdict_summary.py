@@ -12,6 +12,7 @@ out (listed under "missing"):
   text_phase/results.csv        natural text, T = 16..1024 at 12.3 M tokens per run
   text_long/results.csv         natural text, T = 256..1024 at 123 M tokens per run
   text_controls/verdict.json    natural text at T = 256: BOS, document starts, RoPE, sigmoid
+  backcopy_nobos/verdict.json   Bigram-Backcopy without BOS and positions, and its controls
   guo_backcopy/effects.json     Guo et al.'s Bigram-Backcopy replication, with and without BOS
 
 Claims (the seed paper's circuit, and the published setting as the positive control):
@@ -41,6 +42,7 @@ EXPERIMENTS = [
     ("p0sink", "firstrecall, T = 16, 4000 steps", ("identification", "high_norm", "sink"), "bos"),
     ("no_norm", "firstrecall without norm layers (y = g x)", ("high_norm", "sink"), "none-bos"),
     ("text_controls", "natural text, T = 256, 12.3 M tokens", ("high_norm", "sink"), "bos"),
+    ("backcopy_nobos", "Guo et al.'s Bigram-Backcopy, 3 layers, NoPE", ("high_norm", "sink"), "bos"),
 ]
 CLAIMS = {
     "identification": "the causal mask alone lets a model find position 0",
