@@ -2,9 +2,10 @@
 # Re-runs every committed result (README tables, docs/search/**) with this build's engine version,
 # as a change to the arithmetic requires: the headline experiment, the firstrecall-lookup sink
 # controls, search stages A-H, the warm starts, the no-norm model, and the text task's phase diagram
-# and controls. Resumable: run it again after a stop and finished experiments are kept (experiment
-# and sweep --resume). Takes about six and a half hours on two cores (the phase diagram about 2.5
-# of them, the text controls about 1.2): split it over sessions by NAMES, or just run it again.
+# and controls, Bigram-Backcopy without BOS. Resumable: run it again after a stop and finished
+# experiments are kept (experiment and sweep --resume). Takes about eleven hours on two cores (the
+# phase diagram about 2.5 of them, the text controls about 1.2, backcopy_nobos about 4.5): split it
+# over sessions by NAMES, or just run it again.
 #   bash scripts/rerun-results.sh [OUT] [NAMES]     (default OUT out/rerun; NAMES e.g. "p0sink stage_a")
 #   P0SIM_BIN=path/to/p0sim to use another binary than build/p0sim.
 # Then: python3 scripts/compare_results.py OUT compares the verdicts with the committed ones, and
@@ -31,8 +32,9 @@ declare -A config=(
   [sgd_from_scratch]=configs/sgd_from_scratch.toml
   [no_norm]=configs/no_norm.toml
   [text_controls]=configs/text_controls.toml
+  [backcopy_nobos]=configs/backcopy_nobos.toml
 )
-names="${2:-p0sink frlookup_controls stage_a stage_b stage_c stage_d stage_e stage_f stage_h stage_g warm_start warm_start_optimizers sgd_from_scratch no_norm text_phase text_controls}"
+names="${2:-p0sink frlookup_controls stage_a stage_b stage_c stage_d stage_e stage_f stage_h stage_g warm_start warm_start_optimizers sgd_from_scratch no_norm text_phase text_controls backcopy_nobos}"
 mkdir -p "$out/tables"
 "$bin" --version > "$out/version.txt"
 
