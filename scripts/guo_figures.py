@@ -21,6 +21,7 @@ and with SGD (steps 0, 1000, 2000).
 """
 import csv
 import json
+import math
 import os
 import subprocess
 import sys
@@ -96,9 +97,18 @@ def last(series):
     return series[-1]
 
 
-def peak_to_last(series):
-    return series[-1] / max(series)
+def drain(series):
+    """last / peak of a series that rose after step 0 (the drain's shape: up, then down); 1 when it
+    never rose above its first value, so a series that only falls does not count as a drain."""
+    peak = max(series[1:]) if len(series) > 1 else series[0]
+    return series[-1] / peak if peak > series[0] else 1.0
 
+
+# A two-arm effect needs enough seeds for the permutation test to reach p < 0.05 at all (2 against
+# 2 cannot: its smallest p is 2/6); below that it is not decidable.
+ALPHA = 0.05
+# "Takes over BOS's role": position 0 without BOS within this much attention of BOS, or above it.
+ROLE_MARGIN = 0.1
 
 EFFECTS = [
     ("dormant head, 1 layer", "non-trigger attention to BOS 0.02 -> 0.78 (1000 steps)", "adam_L1", None,
@@ -106,7 +116,7 @@ EFFECTS = [
     ("dormant head, 3 layers (last layer)", "forms in the last layer", "adam_L3", None,
      ("attention to BOS from non-triggers", lambda r: r["attn"]), "rises: interval above 0"),
     ("value drain, 1 layer", "|W_o v_BOS| 5.2 -> peak 9.1 -> 3.5", "adam_L1", None,
-     ("|W_o v_BOS| last / peak", None), "last / peak: interval below 1"),
+     ("|W_o v_BOS| last / peak after a rise", None), "drains: interval below 1"),
     ("residual peak needs Adam (3 layers, after block 0)", "|h_BOS| Adam 24 -> 34 -> 43, SGD 24 -> 26",
      "adam_L3", "sgd_L3", ("|h_BOS| after block 0", lambda r: r["p0_norm"][0]), "Adam above SGD: interval above 0"),
     ("residual peak relative to the rest (3 layers, largest block)", "BOS's residual far above the rest with Adam",
@@ -116,42 +126,59 @@ EFFECTS = [
      ("attention to BOS from non-triggers", lambda r: r["attn"]), "ReLU below softmax: interval below 0"),
     ("without BOS and positions, position 0 takes BOS's role (3 layers)", "(the seed paper's claim; not Guo et al.'s)",
      "nope_L3_nobos", "adam_L3", ("attention to position 0 from non-triggers", lambda r: r["attn"]),
-     "as high without BOS: interval not below 0"),
+     f"within {ROLE_MARGIN} of BOS or above: interval above -{ROLE_MARGIN}"),
 ]
 
 
 def effect_rows(arms):
+    """Each effect with its difference, interval, d, p and "yes", "no" or "not decidable"."""
     rows = []
     for name, theirs, a, b, (quantity, series), rule in EFFECTS:
         if a not in arms or (b is not None and b not in arms):
             continue
-        if series is None:  # the drain: last over peak, against 1
-            values = [peak_to_last(r["value"]) for r in arms[a]]
-            mean, lo, hi = bootstrap(values)
-            d, p = float("nan"), float("nan")
-            reproduced = hi < 1
+        seeds = [len(arms[a])] + ([len(arms[b])] if b else [])
+        d = p = float("nan")
+        if series is None:  # the drain, per seed, against 1
+            mean, lo, hi = bootstrap([drain(r["value"]) for r in arms[a]])
+            yes, no = hi < 1, lo >= 1
             label = f"{a}: last / peak"
-        elif b is None:
-            values = [last(series(r)) - series(r)[0] for r in arms[a]]
-            mean, lo, hi = bootstrap(values)
-            d, p = float("nan"), float("nan")
-            reproduced = lo > 0
+        elif b is None:  # a rise over training, per seed
+            mean, lo, hi = bootstrap([last(series(r)) - series(r)[0] for r in arms[a]])
+            yes, no = lo > 0, hi <= 0
             label = f"{a}: last - step 0"
         else:
-            xa = [last(series(r)) for r in arms[a]]
-            xb = [last(series(r)) for r in arms[b]]
+            xa, xb = [last(series(r)) for r in arms[a]], [last(series(r)) for r in arms[b]]
             mean, lo, hi = bootstrap_difference(xa, xb)
             d, p = cohens_d(xa, xb), permutation_p(xa, xb)
-            reproduced = (hi < 0 if "below 0" in rule else lo > 0) and p < 0.05
-            if "not below 0" in rule:
-                reproduced = hi >= 0
+            if "within" in rule:  # a non-inferiority margin, not a test of no difference
+                yes, no = lo > -ROLE_MARGIN, hi < -ROLE_MARGIN and p < ALPHA
+            elif "below 0" in rule:
+                yes, no = hi < 0 and p < ALPHA, lo >= 0
+            else:
+                yes, no = lo > 0 and p < ALPHA, hi <= 0
             label = f"{a} - {b}"
-        n = min([len(arms[a])] + ([len(arms[b])] if b else []))
-        verdict = "not decidable (one seed)" if n < 2 else "yes" if reproduced else "no"
-        rows.append({"effect": name, "theirs": theirs, "quantity": quantity, "comparison": label,
-                     "seeds": [len(arms[a])] + ([len(arms[b])] if b else []), "mean": mean, "lo": lo, "hi": hi,
-                     "cohens_d": d, "permutation_p": p, "rule": rule, "reproduced": verdict})
+        if min(seeds) < 2:
+            d = p = float("nan")
+            verdict = "not decidable (one seed)"
+        elif b is not None and 2 / math.comb(sum(seeds), seeds[0]) >= ALPHA:
+            verdict = "not decidable (too few seeds for p < 0.05)"
+        else:
+            verdict = "yes" if yes else "no" if no else "not decidable at these seeds"
+        rows.append({"effect": name, "theirs": theirs, "quantity": quantity, "comparison": label, "seeds": seeds,
+                     "mean": mean, "lo": lo, "hi": hi, "cohens_d": d, "permutation_p": p, "rule": rule,
+                     "reproduced": verdict})
     return rows
+
+
+def finite_or_null(x):
+    """x with every NaN replaced by None, so the JSON is standard (null)."""
+    if isinstance(x, float) and x != x:
+        return None
+    if isinstance(x, dict):
+        return {k: finite_or_null(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [finite_or_null(v) for v in x]
+    return x
 
 
 def fmt(x, digits=3):
@@ -239,7 +266,8 @@ def main(argv):
     effects = effect_rows(arms)
     lines = ["Each effect as a difference over seeds at the last probe: mean [95% bootstrap percentile interval];",
              "Cohen's d and the exact two-sided permutation p for two arms (scripts/interval.py); a two-arm effect",
-             "counts as reproduced when its interval is on the stated side of 0 and p < 0.05.", "",
+             "counts as reproduced when its interval is on the stated side and p < 0.05; \"no\" needs the interval",
+             "on the other side (and p < 0.05 where it claims a difference); anything between is not decidable.", "",
              "| effect | Guo et al. | quantity | comparison | seeds | difference | d | p | reproduced |",
              "|---|---|---|---|---|---|---:|---:|---|"]
     for e in effects:
@@ -253,8 +281,8 @@ def main(argv):
     with open(os.path.join(out, "effects.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     with open(os.path.join(out, "effects.json"), "w") as f:
-        json.dump({"effects": effects, "arms": {n: len(s) for n, s in arms.items()}}, f, indent=1,
-                  allow_nan=True)
+        json.dump(finite_or_null({"effects": effects, "arms": {n: len(s) for n, s in arms.items()}}), f, indent=1,
+                  allow_nan=False)
         f.write("\n")
     print(f"wrote {gp_path}, curves.png, table.md, effects.md and effects.json in {out}")
     return 0

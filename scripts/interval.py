@@ -31,7 +31,11 @@ def bootstrap(values, level=0.95):
 
 def bootstrap_difference(a, b, level=0.95):
     """(mean(a) - mean(b), lo, hi): the percentile bootstrap of a difference in means, each sample
-    resampled on its own (fixed-seed stream, as bootstrap)."""
+    resampled on its own (fixed-seed stream, as bootstrap); NaN bounds unless each has two values."""
+    if not a or not b:
+        return float("nan"), float("nan"), float("nan")
+    if len(a) < 2 or len(b) < 2:
+        return sum(a) / len(a) - sum(b) / len(b), float("nan"), float("nan")
     rng = random.Random(20261203)
     diffs = sorted(sum(rng.choice(a) for _ in a) / len(a) - sum(rng.choice(b) for _ in b) / len(b)
                    for _ in range(RESAMPLES))
@@ -86,7 +90,8 @@ def permutation_p(a, b, exact_limit=200000):
 
 def clopper_pearson(k, n, level=0.95):
     """Exact binomial interval (lo, hi) for k successes in n trials, by bisection on the binomial
-    distribution's tails; (0, hi) at k = 0 and (lo, 1) at k = n, as the verdict reports them."""
+    distribution's tails; (0, hi) at k = 0 and (lo, 1) at k = n, as the verdict reports them. For the
+    seed counts of a study (n up to a few hundred; math.comb's terms overflow a float past ~1000)."""
     if n <= 0:
         return float("nan"), float("nan")
     alpha = 1 - level

@@ -100,6 +100,13 @@ def variant_emerged(verdict, variant, claim, study, setting):
 
 
 # ---- natural text: one row per run of results.csv ----
+def finite(text):
+    try:
+        return math.isfinite(float(text))
+    except (TypeError, ValueError):
+        return False
+
+
 def text_runs(path, cells_path):
     """Final metrics per run from results.csv; the held-out loss per variant from cells.csv (the mean
     over seeds at the last token count: results.csv does not carry it)."""
@@ -123,7 +130,8 @@ def text_runs(path, cells_path):
                 "high_norm": any(x >= HIGH_NORM_RATIO and y >= HIGH_NORM_COS for x, y in zip(ratio, cos)),
                 # Gu et al.'s Sink_1 of the model: the share of all heads (every layer has H) with alpha_1 > eps
                 "sink_1": sum(float(r[f"sink_1_l{l}"]) for l in layers) / len(layers),
-                "emerged_sink": r["emerged_sink"] in ("1", "true"),
+                # the first step from which the sink held to the end; blank when it never did
+                "emerged_sink": finite(r["emerged_sink"]),
             })
     return runs
 
@@ -136,7 +144,9 @@ def text_evidence(runs, study, tokens, plateau):
     for T in sorted(by_t):
         rs = by_t[T]
         bpb = {"mean": rs[0]["heldout_bpb"]}  # per variant, not per run
-        learnt = bpb["mean"] < plateau - PLATEAU_MARGIN
+        known = math.isfinite(bpb["mean"]) and math.isfinite(plateau)
+        learnt = known and bpb["mean"] < plateau - PLATEAU_MARGIN
+        reason = "" if learnt else "on the bigram plateau" if known else "held-out loss or bigram entropy unknown"
         rows.append({"study": study, "setting": f"T = {T}, {tokens} tokens per run", "T": T,
                      "heldout_bits_per_byte": bpb, "past_bigram_plateau": learnt,
                      "max_p0_norm_ratio": interval([r["max_ratio"] for r in rs]),
@@ -144,7 +154,7 @@ def text_evidence(runs, study, tokens, plateau):
                      "high_norm_runs": count(sum(r["high_norm"] for r in rs), len(rs)),
                      "sink_1": interval([r["sink_1"] for r in rs]),
                      "sink_runs": count(sum(r["emerged_sink"] for r in rs), len(rs)),
-                     "decides": learnt})
+                     "decides": learnt, "undecided_because": reason})
     return rows
 
 
@@ -159,16 +169,17 @@ def guo_effect(effects, name, study, setting):
 
 def status(claim, evidence):
     """The claim's status from its evidence, by the rule stated in verdict.json."""
-    if claim == "identification":
+    if claim == "identification":  # the headline experiment's test
         return "supported" if any(e.get("supported") for e in evidence) else "not supported"
     if claim == "bos_sink":
-        ok = [e for e in evidence if "emerged" in e.get("main", {}) and e["main"]["emerged"]["lo"] > 0.5]
+        ok = [e for e in evidence if ("emerged" in e.get("main", {}) and e["main"]["emerged"]["lo"] > 0.5)
+              or e.get("reproduced") == "yes"]
         return "supported" if ok else "not shown"
     positive = []
     undecided = []
     for e in evidence:
-        if e.get("supported") or (e.get("main", {}).get("emerged", {}).get("k", 0) > e.get("main", {}).get(
-                "emerged", {}).get("n", 0) / 2):
+        if e.get("supported") or e.get("reproduced") == "yes" or (e.get("main", {}).get("emerged", {}).get(
+                "k", 0) > e.get("main", {}).get("emerged", {}).get("n", 0) / 2):
             positive.append(e)
         if "decides" in e and not e["decides"]:
             undecided.append(e)
@@ -180,9 +191,9 @@ def status(claim, evidence):
     if undecided:
         where = defaultdict(list)
         for e in undecided:
-            where[e["study"]].append(str(e["T"]))
+            where[(e["study"], e["undecided_because"])].append(str(e["T"]))
         return "not supported where decidable; not decidable at " + "; ".join(
-            f"T = {', '.join(ts)} ({study}: held-out loss on the bigram plateau)" for study, ts in where.items())
+            f"T = {', '.join(ts)} ({study}: {reason})" for (study, reason), ts in where.items())
     return "not supported"
 
 
@@ -247,15 +258,32 @@ def main(argv):
                     "control). high_norm and sink: supported in a study where the experiment's test supports it, "
                     "or where it emerged in most runs of a setting (a text setting only once its held-out loss is past "
                     "the bigram plateau; one still on the plateau is not decidable). bos_sink: "
-                    "supported where the Clopper-Pearson interval of the BOS runs with a sink lies above 0.5.")}
+                    "supported where the Clopper-Pearson interval of the BOS runs with a sink lies above 0.5. A Guo et al. "
+                    "effect counts for its claim (the dormant head for bos_sink, position 0 without BOS for sink) "
+                    "when it is reproduced at enough seeds for p < 0.05 (guo_backcopy/effects.md).")}
     with open(os.path.join(docs, "verdict.json"), "w") as f:
-        json.dump(out, f, indent=1)
+        json.dump(finite_or_null(out), f, indent=1, allow_nan=False)
         f.write("\n")
     with open(os.path.join(docs, "verdict.md"), "w") as f:
         f.write(markdown(out))
     print(f"wrote {docs}/verdict.json and verdict.md; the README's summary table:\n")
     print("\n".join(summary_table(out)))
     return 0
+
+
+def finite_or_null(x):
+    """x with every NaN replaced by None, so the JSON is standard (null)."""
+    if isinstance(x, float) and x != x:
+        return None
+    if isinstance(x, dict):
+        return {k: finite_or_null(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [finite_or_null(v) for v in x]
+    return x
+
+
+def fmt_number(x, spec):
+    return "-" if x is None or x != x else format(x, spec)
 
 
 def fmt_interval(m, digits=2):
@@ -293,8 +321,8 @@ def markdown(v):
         for e in c["evidence"]:
             if "difference" in e and "main" in e:  # an experiment's test
                 ev = (f"{e['measure']}: {e['main']['variant']} {fmt_interval(e['main'])} against {e['control']['variant']} "
-                      f"{fmt_interval(e['control'])}; difference {fmt_interval(e['difference'])}, d = {e['cohens_d']:.2f}, "
-                      f"p = {e['p_value']:.2g}; emerged {fmt_count(e['main']['emerged'])} against "
+                      f"{fmt_interval(e['control'])}; difference {fmt_interval(e['difference'])}, "
+                      f"d = {fmt_number(e['cohens_d'], '.2f')}, p = {fmt_number(e['p_value'], '.2g')}; emerged {fmt_count(e['main']['emerged'])} against "
                       f"{fmt_count(e['control']['emerged'])}")
             elif "emerged" in e.get("main", {}):
                 ev = f"{e['measure']} ({e['main']['variant']}): {fmt_count(e['main']['emerged'])}"
@@ -309,7 +337,8 @@ def markdown(v):
                 ev = (f"{'Sink_1' if key == 'sink_1' else 'max p0_norm_ratio'} {fmt_interval(e[key])}"
                       + ("" if key == "sink_1" else f" (p0_cos {fmt_interval(e['p0_cos_there'])})")
                       + f"; runs where it {'emerged' if key == 'sink_1' else 'held'} {fmt_count(runs)}; held-out "
-                      f"{e['heldout_bits_per_byte']['mean']:.2f} bits/byte" + ("" if e["decides"] else " (on the bigram plateau: not decidable)"))
+                      f"{fmt_number(e['heldout_bits_per_byte']['mean'], '.2f')} bits/byte"
+                      + ("" if e["decides"] else f" ({e['undecided_because']}: not decidable)"))
             lines.append(f"| {c['claim'] if first else ''} | {c['status'] if first else ''} | {e['study']}: "
                          f"{e['setting']} | {ev} |")
             first = False

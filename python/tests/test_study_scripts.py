@@ -14,7 +14,7 @@ from pathlib import Path
 
 SCRIPTS = Path(os.environ["P0SIM_SOURCE_DIR"]) / "scripts"
 sys.path.insert(0, str(SCRIPTS))
-from interval import bootstrap, cohens_d, permutation_p  # noqa: E402
+from interval import bootstrap, bootstrap_difference, clopper_pearson, cohens_d, permutation_p  # noqa: E402
 
 TRACE_HEADER = ["step", "layer", "p0_norm_ratio", "p0_cos", "massive_ratio", "massive_ratio_rest", "sink_1", "loss"]
 
@@ -101,7 +101,9 @@ def test_the_scale_table_runs_scale_p0_on_every_seed_of_an_experiment(tmp_path):
 def test_the_permutation_test_is_exact_for_five_against_five():
     # Completely separated samples: only the observed split and its mirror reach the difference.
     assert permutation_p([1, 2, 3, 4, 5], [6, 7, 8, 9, 10]) == 2 / 252
-    assert permutation_p([1.0, 2.0], [1.0, 2.0]) == 1.0
+    # [1, 3] against [2, 4]: observed |2 - 3| = 1; of the 6 splits of {1, 2, 3, 4} into pairs, those
+    # with |difference| >= 1 are {1,2}, {1,3}, {2,4} and {3,4} (differences 2, 1, 1, 2), not {1,4}, {2,3}
+    assert permutation_p([1.0, 3.0], [2.0, 4.0]) == 4 / 6
     # 3 against 3, every split enumerated here: only the observed split and its mirror reach the
     # observed |mean difference| of 3, so p = 2/20.
     a, b = [0.0, 1.0, 2.0], [3.0, 4.0, 5.0]
@@ -113,6 +115,24 @@ def test_the_permutation_test_is_exact_for_five_against_five():
     assert permutation_p(a, b) == hits / count == 0.1
     assert cohens_d([1.0, 2.0, 3.0], [2.0, 3.0, 4.0]) == -1.0
     assert math.isnan(cohens_d([1.0], [2.0, 3.0]))
+
+
+def test_the_count_interval_and_the_difference_interval_have_their_known_bounds():
+    # Clopper-Pearson at n = 10 (the verdict's C++ gives the same): 0/10 -> [0, 0.3085], 10/10 ->
+    # [0.6915, 1], 2/10 -> [0.0252, 0.5561]
+    assert clopper_pearson(0, 10) == (0.0, clopper_pearson(0, 10)[1])
+    assert abs(clopper_pearson(0, 10)[1] - 0.30849710781876) < 1e-9
+    assert abs(clopper_pearson(10, 10)[0] - 0.69150289218124) < 1e-9 and clopper_pearson(10, 10)[1] == 1.0
+    lo, hi = clopper_pearson(2, 10)
+    assert abs(lo - 0.02521072632683) < 1e-9 and abs(hi - 0.55609546230764) < 1e-9
+    # a difference of two samples: its bounds are differences of resampled means, so inside
+    # [min(a) - max(b), max(a) - min(b)], around the observed difference; undefined below two values
+    a, b = [3.0, 4.0, 5.0, 6.0], [1.0, 1.5, 2.0]
+    mean, lo, hi = bootstrap_difference(a, b)
+    assert mean == 4.5 - 1.5
+    assert 3.0 - 2.0 <= lo <= mean <= hi <= 6.0 - 1.0
+    assert bootstrap_difference(a, b) == (mean, lo, hi)
+    assert math.isnan(bootstrap_difference([1.0], b)[1])
 
 
 def write_guo_run(root, name, seed, layers, attn, value, h0, ratio):
@@ -138,7 +158,7 @@ def write_guo_run(root, name, seed, layers, attn, value, h0, ratio):
 
 
 def test_guo_effects_are_tested_over_seeds_and_undecided_at_one_seed(tmp_path):
-    runs = {"adam_L3": [], "sgd_L3": [], "adam_L1": [], "relu_L1": []}
+    runs = {"adam_L3": [], "sgd_L3": [], "adam_L1": [], "relu_L1": [], "nope_L3_nobos": []}
     for seed in range(5):
         e = seed * 0.01
         runs["adam_L3"].append(write_guo_run(tmp_path, "adam_L3", seed, 3, [0.02, 0.4, 0.8 + e], [5, 9, 3],
@@ -149,6 +169,9 @@ def test_guo_effects_are_tested_over_seeds_and_undecided_at_one_seed(tmp_path):
                                              [24, 30, 40], [1.0, 0.8, 0.7]))
         runs["relu_L1"].append(write_guo_run(tmp_path, "relu_L1", seed, 1, [0.02, 0.0, 0.0], [5, 50, 100],
                                              [24, 200, 500], [1.0, 1.1, 1.2]))
+        # no BOS: attention to position 0 0.55..0.59 against BOS's 0.80..0.84, far below the margin
+        runs["nope_L3_nobos"].append(write_guo_run(tmp_path, "nope_L3_nobos", seed, 3, [0.02, 0.3, 0.55 + e],
+                                                   [10, 8, 4], [20, 20, 20], [1.0, 1.0, 1.0]))
     out = tmp_path / "out"
     args = [f"{name}={','.join(map(str, dirs))}" for name, dirs in runs.items()]
     proc = subprocess.run([sys.executable, str(SCRIPTS / "guo_figures.py"), str(out)] + args, capture_output=True,
@@ -158,7 +181,8 @@ def test_guo_effects_are_tested_over_seeds_and_undecided_at_one_seed(tmp_path):
     peak = effects["residual peak needs Adam (3 layers, after block 0)"]
     assert peak["mean"] == 11.0 and peak["seeds"] == [5, 5]
     assert peak["permutation_p"] == 2 / 252 and peak["reproduced"] == "yes"  # 34..38 against 23..27
-    assert effects["value drain, 1 layer"]["reproduced"] == "yes"  # last / peak 0.4
+    assert effects["value drain, 1 layer"]["reproduced"] == "yes"  # rose 5 -> 10, then down to 0.4 of it
+    assert effects["without BOS and positions, position 0 takes BOS's role (3 layers)"]["reproduced"] == "no"
     assert abs(effects["dormant head, 1 layer"]["mean"] - 0.5) < 1e-12
     assert effects["ReLU attention removes the sink (1 layer)"]["reproduced"] == "yes"
     assert "| adam_L3 | 5 | 3 |" in (out / "table.md").read_text()
@@ -171,17 +195,35 @@ def test_guo_effects_are_tested_over_seeds_and_undecided_at_one_seed(tmp_path):
     effects = json.loads((tmp_path / "one" / "effects.json").read_text())["effects"]
     assert all(e["reproduced"] == "not decidable (one seed)" for e in effects)
 
+    # 2 seeds against 2: the permutation test cannot reach p < 0.05 (smallest p 2/6)
+    two = [f"{name}={','.join(map(str, dirs[:2]))}" for name, dirs in runs.items()]
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "guo_figures.py"), str(tmp_path / "two")] + two,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    effects = {e["effect"]: e for e in json.loads((tmp_path / "two" / "effects.json").read_text())["effects"]}
+    assert effects["residual peak needs Adam (3 layers, after block 0)"]["reproduced"].startswith("not decidable")
+
+    # a value that only falls is no drain: the drain is a rise and then a fall
+    falls = [write_guo_run(tmp_path / "falls", "adam_L1", seed, 1, [0.02, 0.3, 0.5], [10, 8, 4], [24, 30, 40],
+                           [1.0, 0.8, 0.7]) for seed in range(3)]
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "guo_figures.py"), str(tmp_path / "fo"),
+                           "adam_L1=" + ",".join(map(str, falls))], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    effects = {e["effect"]: e for e in json.loads((tmp_path / "fo" / "effects.json").read_text())["effects"]}
+    assert effects["value drain, 1 layer"]["reproduced"] == "no"
+
 
 def write_text_study(docs, study, rows, heldout):
-    """results.csv with one row per (variant, ratio, cos, sink_1, emerged_sink); cells.csv with the
-    held-out bits/byte of each variant at its last token count."""
+    """results.csv with one row per (variant, ratio, cos, sink_1, emerged): emerged_sink is the step from
+    which the sink held (blank if it never did), as the experiment writes it; cells.csv with the held-out
+    bits/byte of each variant at its last token count."""
     d = docs / study
     d.mkdir(parents=True)
     with open(d / "results.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["variant", "seed_index", "emerged_sink", "p0_norm_ratio_l0", "p0_cos_l0", "sink_1_l0"])
         for i, (variant, ratio, cos, sink1, emerged) in enumerate(rows):
-            w.writerow([variant, i, int(emerged), ratio, cos, sink1])
+            w.writerow([variant, i, 250 * (i + 1) if emerged else "", ratio, cos, sink1])
     with open(d / "cells.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["metric", "variant", "T", "tokens", "seeds", "mean"])
@@ -225,6 +267,13 @@ def test_the_cross_study_verdict_decides_only_past_the_bigram_plateau(tmp_path):
     assert 0 <= t16["high_norm_runs"]["lo"] <= 2 / 3 <= t16["high_norm_runs"]["hi"] <= 1
     assert "| high_norm | supported in text_phase |" in (docs / "verdict.md").read_text()
     assert claims["bos_sink"]["status"] == "not shown"
+
+    # Without the corpus the plateau is unknown: nothing is decided, and the status says why.
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "verdict_summary.py"), str(docs), "--corpus",
+                           str(tmp_path / "missing")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    claims = {c["claim"]: c for c in json.loads((docs / "verdict.json").read_text())["claims"]}
+    assert "held-out loss or bigram entropy unknown" in claims["high_norm"]["status"]
 
 
 def test_the_cross_study_verdict_counts_each_variant_of_a_search(tmp_path):
