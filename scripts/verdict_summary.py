@@ -20,14 +20,18 @@ Claims (the seed paper's circuit, and the published setting as the positive cont
   high_norm       position 0 gets a high-norm state in a fixed direction (ratio >= 2, p0_cos >= 0.9)
   sink            later heads sink onto position 0 without a BOS token
   bos_sink        with a BOS token, heads sink onto it (where sinks are known to form)
-A text run counts as undecided, not as evidence against, while its held-out loss sits on the
+A text setting counts as undecided, not as evidence against, while its held-out loss sits on the
 corpus's byte-bigram plateau (within PLATEAU_MARGIN bits/byte of the in-sample bigram entropy,
-computed here from the corpus): such a model has not yet learnt to use its context.
+computed here from the corpus): such a model has not yet learnt to use its context. For the sink
+claim it also needs a positive control at its budget: a BOS variant (`T256-bos` in text_long; for
+text_phase, text_controls' `bos`) that sank in most runs. Without one, no sink on position 0 says
+nothing about the mask.
 """
 import csv
 import json
 import math
 import os
+import re
 import sys
 from collections import Counter, defaultdict
 
@@ -124,7 +128,7 @@ def text_runs(path, cells_path):
             cos = [float(r[f"p0_cos_l{l}"]) for l in layers]
             best = max(range(len(layers)), key=lambda i: ratio[i])
             runs.append({
-                "variant": r["variant"], "T": int(r.get("seq_len") or r["variant"].lstrip("T")),
+                "variant": r["variant"], "T": int(re.match(r"T(\d+)", r["variant"]).group(1)),
                 "heldout_bpb": heldout.get(r["variant"], float("nan")),
                 "max_ratio": ratio[best], "cos_there": cos[best],
                 "high_norm": any(x >= HIGH_NORM_RATIO and y >= HIGH_NORM_COS for x, y in zip(ratio, cos)),
@@ -136,25 +140,54 @@ def text_runs(path, cells_path):
     return runs
 
 
-def text_evidence(runs, study, tokens, plateau):
-    by_t = defaultdict(list)
+def is_bos_control(variant):
+    return variant.endswith("-bos")
+
+
+def text_positive_control(study, runs, docs):
+    """Whether the setting's BOS control sank in most of its runs (None: no such control run yet), and
+    where that was read. A text setting can only decide the sink claim against a control that sank:
+    if BOS gets no sink at the budget, neither result says anything about position 0."""
+    own = [r for r in runs if is_bos_control(r["variant"])]
+    if own:
+        k = sum(r["emerged_sink"] for r in own)
+        return k > len(own) / 2, f"{study} {own[0]['variant']}: sink in {k}/{len(own)} runs"
+    controls = os.path.join(docs, "text_controls", "verdict.json")
+    if study == "text_phase" and os.path.isfile(controls):  # the same budget (12.3 M tokens), at T = 256
+        v = json.load(open(controls))["variants"].get("bos")
+        if v:
+            k, n = v["emerged"]["sink"], v["runs"]
+            return k > n / 2, f"text_controls bos (T = 256): sink in {k}/{n} runs"
+    return None, "no BOS control at this budget yet"
+
+
+def text_evidence(runs, study, tokens, plateau, control):
+    """One row per no-BOS variant: its figures and whether it decides each claim (high_norm: past the
+    bigram plateau; sink: that, and the BOS control sank)."""
+    by_variant = defaultdict(list)
     for r in runs:
-        by_t[r["T"]].append(r)
+        if not is_bos_control(r["variant"]):
+            by_variant[r["variant"]].append(r)
+    control_sank, control_note = control
     rows = []
-    for T in sorted(by_t):
-        rs = by_t[T]
+    for variant in sorted(by_variant, key=lambda v: by_variant[v][0]["T"]):
+        rs = by_variant[variant]
+        T = rs[0]["T"]
         bpb = {"mean": rs[0]["heldout_bpb"]}  # per variant, not per run
         known = math.isfinite(bpb["mean"]) and math.isfinite(plateau)
         learnt = known and bpb["mean"] < plateau - PLATEAU_MARGIN
         reason = "" if learnt else "on the bigram plateau" if known else "held-out loss or bigram entropy unknown"
-        rows.append({"study": study, "setting": f"T = {T}, {tokens} tokens per run", "T": T,
-                     "heldout_bits_per_byte": bpb, "past_bigram_plateau": learnt,
+        sink_reason = reason or ("" if control_sank else f"no sink with BOS either ({control_note})"
+                                 if control_sank is False else control_note)
+        rows.append({"study": study, "setting": f"T = {T}, {tokens} tokens per run", "T": T, "variant": variant,
+                     "heldout_bits_per_byte": bpb, "past_bigram_plateau": learnt, "positive_control": control_note,
                      "max_p0_norm_ratio": interval([r["max_ratio"] for r in rs]),
                      "p0_cos_there": interval([r["cos_there"] for r in rs]),
                      "high_norm_runs": count(sum(r["high_norm"] for r in rs), len(rs)),
                      "sink_1": interval([r["sink_1"] for r in rs]),
                      "sink_runs": count(sum(r["emerged_sink"] for r in rs), len(rs)),
-                     "decides": learnt, "undecided_because": reason})
+                     "decides": {"high_norm": learnt, "sink": not sink_reason},
+                     "undecided_because": {"high_norm": reason, "sink": sink_reason}})
     return rows
 
 
@@ -181,17 +214,17 @@ def status(claim, evidence):
         if e.get("supported") or e.get("reproduced") == "yes" or (e.get("main", {}).get("emerged", {}).get(
                 "k", 0) > e.get("main", {}).get("emerged", {}).get("n", 0) / 2):
             positive.append(e)
-        if "decides" in e and not e["decides"]:
+        if "decides" in e and not e["decides"][claim]:
             undecided.append(e)
         runs = e.get("high_norm_runs" if claim == "high_norm" else "sink_runs")
-        if runs and e.get("decides") and runs["k"] > runs["n"] / 2:
+        if runs and "decides" in e and e["decides"][claim] and runs["k"] > runs["n"] / 2:
             positive.append(e)
     if positive:
         return "supported in " + ", ".join(sorted({e["study"] for e in positive}))
     if undecided:
         where = defaultdict(list)
         for e in undecided:
-            where[(e["study"], e["undecided_because"])].append(str(e["T"]))
+            where[(e["study"], e["undecided_because"][claim])].append(str(e["T"]))
         return "not supported where decidable; not decidable at " + "; ".join(
             f"T = {', '.join(ts)} ({study}: {reason})" for (study, reason), ts in where.items())
     return "not supported"
@@ -233,9 +266,18 @@ def main(argv):
     for study, tokens in (("text_phase", "12.3 M"), ("text_long", "123 M")):
         if path(study, "results.csv") and path(study, "cells.csv"):
             runs = text_runs(path(study, "results.csv"), path(study, "cells.csv"))
-            rows = text_evidence(runs, study, tokens, plateau)
+            rows = text_evidence(runs, study, tokens, plateau, text_positive_control(study, runs, docs))
             for claim in ("high_norm", "sink"):
                 evidence[claim] += rows
+            bos = defaultdict(list)
+            for r in runs:
+                if is_bos_control(r["variant"]):
+                    bos[r["variant"]].append(r)
+            for variant, rs in bos.items():
+                evidence["bos_sink"].append({
+                    "study": study, "setting": f"T = {rs[0]['T']} with BOS, {tokens} tokens per run",
+                    "measure": "runs where sink emerged",
+                    "main": {"variant": variant, "emerged": count(sum(r["emerged_sink"] for r in rs), len(rs))}})
         else:
             missing.append(f"{study}/results.csv")
     if path("guo_backcopy", "effects.json"):
@@ -257,7 +299,8 @@ def main(argv):
            "rule": ("identification: the headline experiment's test (main against the prefix-bidirectional "
                     "control). high_norm and sink: supported in a study where the experiment's test supports it, "
                     "or where it emerged in most runs of a setting (a text setting only once its held-out loss is past "
-                    "the bigram plateau; one still on the plateau is not decidable). bos_sink: "
+                    "the bigram plateau, and for sink only where its BOS control sank in most runs; otherwise "
+                    "not decidable). bos_sink: "
                     "supported where the Clopper-Pearson interval of the BOS runs with a sink lies above 0.5. A Guo et al. "
                     "effect counts for its claim (the dormant head for bos_sink, position 0 without BOS for sink) "
                     "when it is reproduced at enough seeds for p < 0.05 (guo_backcopy/effects.md).")}
@@ -338,7 +381,7 @@ def markdown(v):
                       + ("" if key == "sink_1" else f" (p0_cos {fmt_interval(e['p0_cos_there'])})")
                       + f"; runs where it {'emerged' if key == 'sink_1' else 'held'} {fmt_count(runs)}; held-out "
                       f"{fmt_number(e['heldout_bits_per_byte']['mean'], '.2f')} bits/byte"
-                      + ("" if e["decides"] else f" ({e['undecided_because']}: not decidable)"))
+                      + ("" if e["decides"][c["claim"]] else f" ({e['undecided_because'][c['claim']]}: not decidable)"))
             lines.append(f"| {c['claim'] if first else ''} | {c['status'] if first else ''} | {e['study']}: "
                          f"{e['setting']} | {ev} |")
             first = False

@@ -250,17 +250,37 @@ def test_the_cross_study_verdict_decides_only_past_the_bigram_plateau(tmp_path):
     assert "p0sink/verdict.json" in v["missing"]
 
     # A corpus of random bytes has a high bigram entropy: T16's 2 of 3 runs with ratio >= 2 and
-    # p0_cos >= 0.9 now decide the high-norm claim for it, and its 2 of 3 emerged sinks the sink claim.
+    # p0_cos >= 0.9 now decide the high-norm claim for it. Its 2 of 3 emerged sinks decide nothing
+    # without a positive control: a BOS variant that sank at the same budget.
     rng = random.Random(1)
     corpus.write_bytes(bytes(rng.randrange(256) for _ in range(200000)))
     (docs / "verdict.json").unlink()
-    proc = subprocess.run([sys.executable, str(SCRIPTS / "verdict_summary.py"), str(docs), "--corpus", str(corpus)],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    v = json.loads((docs / "verdict.json").read_text())
+
+    def run():
+        proc = subprocess.run([sys.executable, str(SCRIPTS / "verdict_summary.py"), str(docs), "--corpus",
+                               str(corpus)], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads((docs / "verdict.json").read_text())
+
+    v = run()
     assert v["bigram_entropy_bits_per_byte"] > 7
     claims = {c["claim"]: c for c in v["claims"]}
     assert claims["high_norm"]["status"] == "supported in text_phase"
+    assert "no BOS control at this budget yet" in claims["sink"]["status"]
+    # text_controls' BOS variant sank in 1 of 5 runs: the text settings still decide nothing on sinks
+    (docs / "text_controls").mkdir()
+
+    def controls(bos_sinks):
+        (docs / "text_controls" / "verdict.json").write_text(json.dumps(
+            {"engine_version": 2, "claims": [], "variant_order": ["main", "bos"],
+             "variants": {"main": {"runs": 5, "emerged": {"sink": 0, "high_norm": 0}},
+                          "bos": {"runs": 5, "emerged": {"sink": bos_sinks, "high_norm": 0}}}}))
+
+    controls(1)
+    claims = {c["claim"]: c for c in run()["claims"]}
+    assert "no sink with BOS either" in claims["sink"]["status"]
+    controls(4)  # now it did, in most runs: T16's sinks count
+    claims = {c["claim"]: c for c in run()["claims"]}
     assert claims["sink"]["status"] == "supported in text_phase"
     t16 = next(e for e in claims["high_norm"]["evidence"] if e.get("T") == 16)
     assert t16["high_norm_runs"]["k"] == 2 and t16["high_norm_runs"]["n"] == 3
