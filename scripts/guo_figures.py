@@ -27,7 +27,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from interval import bootstrap, bootstrap_difference, cell, cohens_d, permutation_p  # noqa: E402
+from interval import bootstrap, bootstrap_difference, cell, cohens_d, finite_or_null, permutation_p  # noqa: E402
 
 GUO_1L_ADAM = {"step": [0, 140, 300, 1000], "attn": [0.022, 0.054, 0.56, 0.78], "value": [5.2, 9.1, 5.5, 3.5],
                "res": [24.3, 30.5, 25.4, 27.0]}
@@ -168,17 +168,6 @@ def effect_rows(arms):
                      "mean": mean, "lo": lo, "hi": hi, "cohens_d": d, "permutation_p": p, "rule": rule,
                      "reproduced": verdict})
     return rows
-
-
-def finite_or_null(x):
-    """x with every NaN replaced by None, so the JSON is standard (null)."""
-    if isinstance(x, float) and x != x:
-        return None
-    if isinstance(x, dict):
-        return {k: finite_or_null(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [finite_or_null(v) for v in x]
-    return x
 
 
 def fmt(x, digits=3):

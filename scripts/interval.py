@@ -115,3 +115,15 @@ def clopper_pearson(k, n, level=0.95):
     lower = 0.0 if k == 0 else solve(tail_at_least, alpha / 2, True)
     upper = 1.0 if k == n else solve(tail_at_most, alpha / 2, False)
     return lower, upper
+
+
+def finite_or_null(x):
+    """x with every NaN replaced by None, so a results file's JSON is standard (null for an interval
+    or test that is undefined, e.g. at one seed)."""
+    if isinstance(x, float) and x != x:
+        return None
+    if isinstance(x, dict):
+        return {k: finite_or_null(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [finite_or_null(v) for v in x]
+    return x

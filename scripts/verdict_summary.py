@@ -36,7 +36,7 @@ import sys
 from collections import Counter, defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from interval import bootstrap, clopper_pearson  # noqa: E402
+from interval import bootstrap, clopper_pearson, finite_or_null  # noqa: E402
 
 PLATEAU_MARGIN = 0.15  # bits/byte
 HIGH_NORM_RATIO, HIGH_NORM_COS, SINK_EPS = 2.0, 0.9, 0.3
@@ -312,17 +312,6 @@ def main(argv):
     print(f"wrote {docs}/verdict.json and verdict.md; the README's summary table:\n")
     print("\n".join(summary_table(out)))
     return 0
-
-
-def finite_or_null(x):
-    """x with every NaN replaced by None, so the JSON is standard (null)."""
-    if isinstance(x, float) and x != x:
-        return None
-    if isinstance(x, dict):
-        return {k: finite_or_null(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [finite_or_null(v) for v in x]
-    return x
 
 
 def fmt_number(x, spec):
