@@ -16,9 +16,10 @@ pkgs=(
   fortunes                  # the text task's default corpus (/usr/share/games/fortunes)
   qemu-user                 # scripts/cross-cpu-check.sh: the golden runs under emulated Intel and AMD CPUs
 )
-# Optional peers for bench/peers (PyTorch with OpenBLAS). Opt-in: large download.
+# Optional peers for bench/peers (PyTorch with OpenBLAS) and the GEMM libraries that
+# bench/bench_gemm_libs.cpp compares with Eigen (bench/gemm_libs_table.md). Opt-in: large download.
 if [ "${P0SIM_PEERS:-0}" = 1 ]; then
-  pkgs+=(python3-torch libopenblas0-pthread)
+  pkgs+=(python3-torch libopenblas0-pthread libopenblas-dev libblis-dev libxsmm-dev)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
