@@ -315,3 +315,22 @@ def test_the_cross_study_verdict_counts_each_variant_of_a_search(tmp_path):
     assert claims["sink"]["status"] == "not supported"
     # 4 of 5 BOS runs: Clopper-Pearson lower bound 0.28 < 0.5, so not shown at 5 seeds
     assert claims["bos_sink"]["status"] == "not shown"
+
+
+def test_the_committed_cross_study_verdict_is_what_the_committed_studies_give(tmp_path):
+    # docs/search/verdict.{json,md} must be regenerated whenever a study's files change: recompute
+    # them from a copy of docs/search and compare (needs the fortunes corpus for the plateau).
+    import shutil
+    source = Path(os.environ["P0SIM_SOURCE_DIR"]) / "docs" / "search"
+    docs = tmp_path / "search"
+    shutil.copytree(source, docs)
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "verdict_summary.py"), str(docs)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert (docs / "verdict.json").read_text() == (source / "verdict.json").read_text(), \
+        "docs/search/verdict.json is stale: run python3 scripts/verdict_summary.py"
+    assert (docs / "verdict.md").read_text() == (source / "verdict.md").read_text()
+    # and the README shows its summary table as it is
+    summary = (source / "verdict.md").read_text().split("## Summary\n\n")[1].split("\n\n")[0]
+    readme = (source.parent.parent / "README.md").read_text()
+    assert summary in readme, "README's cross-study table differs from docs/search/verdict.md's summary"
