@@ -3,7 +3,8 @@
 
   python3 scripts/guo_figures.py OUT_DIR NAME=RUN_DIR[,RUN_DIR...] [NAME=...]
 
-Each NAME is an arm; its RUN_DIRs are its seeds. For each run (a `p0sim train` directory with
+Each NAME is an arm; its RUN_DIRs are its seeds (a directory of seed-<i>/ runs, such as an
+experiment's runs/<variant>/, stands for all of them). For each run (a `p0sim train` directory with
 probes), over training, at head 0 of the last layer
 (the layer where the dormant head forms, in 1 and 3 layers alike):
   attention to position 0 from the non-trigger queries (heads.csv attn_to_0_rest: the dormant head),
@@ -23,6 +24,7 @@ import csv
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -46,13 +48,20 @@ def number(text):
 def load(run_dir):
     trace = read_csv(os.path.join(run_dir, "trace.csv"))
     last = str(max(int(r["layer"]) for r in trace))
-    heads = [r for r in read_csv(os.path.join(run_dir, "heads.csv")) if r["layer"] == last and r["head"] == "0"]
+    all_heads = [r for r in read_csv(os.path.join(run_dir, "heads.csv")) if r["head"] == "0"]
+    heads = [r for r in all_heads if r["layer"] == last]
+    # per layer, attention to position 0 from the non-trigger queries: with BOS and no positions the
+    # dormant head can form in layer 0 (BOS is told apart there by its token alone)
+    attn_layers = {l: [number(r["attn_to_0_rest"]) for r in all_heads if int(r["layer"]) == l]
+                   for l in sorted({int(r["layer"]) for r in all_heads})}
     with open(os.path.join(run_dir, "summary.json")) as f:
         summary = json.load(f)
     layers = sorted({int(r["layer"]) for r in trace})
     return {
         "step": [int(r["step"]) for r in heads],
-        "attn": [number(r["attn_to_0_rest"]) for r in heads],
+        "attn": attn_layers[int(last)],
+        "attn_layers": attn_layers,
+        "attn_max": [max(v) for v in zip(*attn_layers.values())],
         "value": [number(r["value_out_norm_0"]) for r in heads],
         "p0_norm": {l: [number(r["p0_norm"]) for r in trace if int(r["layer"]) == l] for l in layers},
         "rest_norm": {l: [number(r["rest_norm"]) for r in trace if int(r["layer"]) == l] for l in layers},
@@ -63,6 +72,15 @@ def load(run_dir):
         "loss": [number(r["loss"]) for r in trace if int(r["layer"]) == 0],
         "config": summary["config"],
     }
+
+
+def expand(dirs):
+    """Run directories; a directory of seed-<i>/ runs (an experiment's runs/<variant>/) stands for its
+    seeds, in seed order."""
+    for d in dirs:
+        seeds = [] if os.path.isfile(os.path.join(d, "summary.json")) or not os.path.isdir(d) else sorted(
+            (e for e in os.listdir(d) if re.fullmatch(r"seed-\d+", e)), key=lambda e: int(e[5:]))
+        yield from ([os.path.join(d, e) for e in seeds] if seeds else [d])
 
 
 def datablock(name, columns):
@@ -76,6 +94,7 @@ def datablock(name, columns):
 # The quantities drawn and tabulated, each a function of one run giving its value at every probe.
 SERIES = {
     "attn": lambda r: r["attn"],
+    "attn_max": lambda r: r["attn_max"],
     "value": lambda r: r["value"],
     "h0_block0": lambda r: r["p0_norm"][0],
     "max_ratio": lambda r: r["max_ratio"],
@@ -95,6 +114,11 @@ def band(seeds, key):
 # step-0 probe (paired, per seed); otherwise arm a's last probe against arm b's (unpaired).
 def last(series):
     return series[-1]
+
+
+def at_accuracy(series, accuracy, target):
+    """The series at the first probe whose accuracy reaches target (its last value if none does)."""
+    return next((v for v, acc in zip(series, accuracy) if acc >= target), series[-1])
 
 
 def drain(series):
@@ -127,6 +151,21 @@ EFFECTS = [
     ("without BOS and positions, position 0 takes BOS's role (3 layers)", "(the seed paper's claim; not Guo et al.'s)",
      "nope_L3_nobos", "adam_L3", ("attention to position 0 from non-triggers", lambda r: r["attn"]),
      f"within {ROLE_MARGIN} of BOS or above: interval above -{ROLE_MARGIN}"),
+    # configs/backcopy_nobos.toml: both arms without positions, so BOS is the only difference
+    ("dormant head on BOS without positions (3 layers, NoPE)", "(the positive control of the no-BOS test)",
+     "bos", None, ("attention to BOS from non-triggers, largest over layers", lambda r: r["attn_max"]),
+     "rises: interval above 0"),
+    ("without BOS, position 0 takes BOS's role (3 layers, NoPE both)", "(the seed paper's claim; not Guo et al.'s)",
+     "main", "bos", ("attention to position 0 from non-triggers, largest over layers", lambda r: r["attn_max"]),
+     f"within {ROLE_MARGIN} of BOS or above: interval above -{ROLE_MARGIN}"),
+    # the no-BOS arm learns the task more slowly: BOS's value where its accuracy first reached the no-BOS
+    # arm's final mean accuracy, so the two are compared at the same stage of learning
+    ("without BOS, position 0 takes BOS's role, at matched accuracy (3 layers, NoPE both)",
+     "(the seed paper's claim; not Guo et al.'s)", "main", "bos",
+     ("attention to position 0 from non-triggers, largest over layers", lambda r: r["attn_max"]),
+     f"at matched accuracy, within {ROLE_MARGIN} of BOS or above: interval above -{ROLE_MARGIN}"),
+    ("value drain at position 0 without BOS (3 layers, NoPE)", "BOS's drain: |W_o v_BOS| up, then down",
+     "main", None, ("|W_o v_0| last / peak after a rise", None), "drains: interval below 1"),
 ]
 
 
@@ -148,6 +187,9 @@ def effect_rows(arms):
             label = f"{a}: last - step 0"
         else:
             xa, xb = [last(series(r)) for r in arms[a]], [last(series(r)) for r in arms[b]]
+            if rule.startswith("at matched accuracy"):
+                xb = [at_accuracy(series(r), r["accuracy"], sum(x["accuracy"][-1] for x in arms[a]) / len(arms[a]))
+                      for r in arms[b]]
             mean, lo, hi = bootstrap_difference(xa, xb)
             d, p = cohens_d(xa, xb), permutation_p(xa, xb)
             if "within" in rule:  # a non-inferiority margin, not a test of no difference
@@ -156,7 +198,7 @@ def effect_rows(arms):
                 yes, no = hi < 0 and p < ALPHA, lo >= 0
             else:
                 yes, no = lo > 0 and p < ALPHA, hi <= 0
-            label = f"{a} - {b}"
+            label = f"{a} - {b}" + (" (at matched accuracy)" if rule.startswith("at matched accuracy") else "")
         if min(seeds) < 2:
             d = p = float("nan")
             verdict = "not decidable (one seed)"
@@ -183,7 +225,7 @@ def main(argv):
     for arg in argv[2:]:
         name, dirs = arg.split("=", 1)
         arms[name] = []
-        for run_dir in filter(None, dirs.split(",")):
+        for run_dir in expand(filter(None, dirs.split(","))):
             for f in ("heads.csv", "trace.csv", "summary.json"):
                 if not os.path.isfile(os.path.join(run_dir, f)):
                     print(f"guo_figures.py: {run_dir} has no {f} (a p0sim train directory with probes is needed)",
@@ -198,8 +240,8 @@ def main(argv):
     gp = ["# Guo et al.'s Bigram-Backcopy curves: p0sim runs (lines: mean over seeds; bands: range over seeds)",
           "# and their figures' numbers (points). Written by scripts/guo_figures.py; `gnuplot curves.gp` redraws",
           "# curves.png.",
-          "set terminal pngcairo size 1800,450 font ',10' noenhanced", "set output 'curves.png'",
-          "set multiplot layout 1,4", "set key top left font ',8'", "set grid", "set xlabel 'step'",
+          "set terminal pngcairo size 2250,450 font ',10' noenhanced", "set output 'curves.png'",
+          "set multiplot layout 1,5", "set key top left font ',8'", "set grid", "set xlabel 'step'",
           "set style fill transparent solid 0.2 noborder"]
     gp.append(datablock("guo1", [GUO_1L_ADAM["step"], GUO_1L_ADAM["attn"], GUO_1L_ADAM["value"], GUO_1L_ADAM["res"]]))
     for label, (steps, values) in GUO_3L_RES0.items():
@@ -212,6 +254,7 @@ def main(argv):
             cols += [mean, lo, hi]
         gp.append(datablock(f"run{i}", [steps] + cols))
     panels = [("attention to position 0 from non-trigger queries (last layer)", "attn", False),
+              ("the same, largest over layers", "attn_max", False),
               ("|W_o v_0| (last layer): the value drain", "value", True),
               ("|h_0| after block 0: the residual peak", "h0_block0", True),
               ("max over blocks of |h_0| / median |h_t|", "max_ratio", False)]
@@ -238,16 +281,19 @@ def main(argv):
 
     table = ["Last probe, mean [95% bootstrap percentile interval] over seeds (the mean alone for one seed).", "",
              "| run | seeds | layers | attn | optimizer | lr | steps | probe loss (nats) | backcopy accuracy | "
-             "attn to 0 from non-triggers | \\|W_o v_0\\| | \\|h_0\\| per block | median \\|h_t\\| per block |",
-             "|---|---:|---:|---|---|---:|---:|---|---|---|---|---|---|"]
+             "attn to 0 from non-triggers (last layer) | the same per layer | \\|W_o v_0\\| | \\|h_0\\| per block | "
+             "median \\|h_t\\| per block |",
+             "|---|---:|---:|---|---|---:|---:|---|---|---|---|---|---|---|"]
     for name, seeds in arms.items():
         c = seeds[0]["config"]
         blocks = sorted(seeds[0]["p0_norm"])
         p0 = " / ".join(f"{sum(r['p0_norm'][l][-1] for r in seeds) / len(seeds):.1f}" for l in blocks)
+        attn = " / ".join(f"{sum(r['attn_layers'][l][-1] for r in seeds) / len(seeds):.3f}"
+                          for l in sorted(seeds[0]["attn_layers"]))
         rest = " / ".join(f"{sum(r['rest_norm'][l][-1] for r in seeds) / len(seeds):.1f}" for l in blocks)
         table.append(f"| {name} | {len(seeds)} | {c['layers']} | {c['attn']} | {c['optimizer']} | {c['lr']:g} | "
                      f"{seeds[0]['step'][-1]} | {cell([r['loss'][-1] for r in seeds], 3)} | "
-                     f"{cell([r['accuracy'][-1] for r in seeds], 3)} | {cell([r['attn'][-1] for r in seeds], 3)} | "
+                     f"{cell([r['accuracy'][-1] for r in seeds], 3)} | {cell([r['attn'][-1] for r in seeds], 3)} | {attn} | "
                      f"{cell([r['value'][-1] for r in seeds])} | {p0} | {rest} |")
     with open(os.path.join(out, "table.md"), "w") as f:
         f.write("\n".join(table) + "\n")

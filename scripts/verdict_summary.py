@@ -23,9 +23,9 @@ Claims (the seed paper's circuit, and the published setting as the positive cont
 A text setting counts as undecided, not as evidence against, while its held-out loss sits on the
 corpus's byte-bigram plateau (within PLATEAU_MARGIN bits/byte of the in-sample bigram entropy,
 computed here from the corpus): such a model has not yet learnt to use its context. For the sink
-claim it also needs a positive control at its budget: a BOS variant (`T256-bos` in text_long; for
-text_phase, text_controls' `bos`) that sank in most runs. Without one, no sink on position 0 says
-nothing about the mask.
+claim every setting also needs a positive control at its budget: a BOS variant that sank in most
+runs (an experiment's own BOS variant; `T256-bos` in text_long; for text_phase, text_controls'
+`bos`). Without one, no sink on position 0 says nothing about the mask.
 """
 import csv
 import json
@@ -97,6 +97,38 @@ def experiment_claim(verdict, claim, study, setting):
     }
 
 
+def sank_any_layer(row):
+    """A results.csv row's last probe has a head with alpha_0 > eps in some layer (sink_rate_l* > 0)."""
+    return any(float(x) > 0 for key, x in row.items() if key.startswith("sink_rate_l") and finite(x))
+
+
+def bos_sinks(verdict, bos_variant, results):
+    """(runs of the BOS variant with a sink, runs, how counted), or None without a BOS variant. A BOS
+    token differs from every other token, so a head can sink onto it from layer 0 on (Guo et al.'s
+    1-layer dormant head does); position 0 without BOS cannot be told apart in layer 0, so for it the
+    claim is about later layers. So where the runs' results.csv is committed, a BOS run counts when
+    its last probe has a sinking head (alpha_0 > eps) in any layer; otherwise the verdict's count of
+    runs where a sink emerged (layers after the first)."""
+    v = verdict["variants"].get(bos_variant)
+    if not v:
+        return None
+    if results:
+        with open(results, newline="") as f:
+            runs = [r for r in csv.DictReader(f) if r["variant"] == bos_variant]
+        return sum(sank_any_layer(r) for r in runs), len(runs), "any layer, last probe"
+    return v["emerged"]["sink"], v["runs"], "emerged after layer 0"
+
+
+def bos_control(verdict, bos_variant, label, results):
+    """Whether the experiment's BOS variant (named label in the note) sank in most of its runs (None:
+    it has none), and a note saying so: the positive control of the sink claim at its budget."""
+    counted = bos_sinks(verdict, bos_variant, results)
+    if counted is None:
+        return None, f"{label} does not exist"
+    k, n, how = counted
+    return k > n / 2, f"{label} sank in {k}/{n} runs" + (f" ({how})" if results else "")
+
+
 def variant_emerged(verdict, variant, claim, study, setting):
     v = verdict["variants"][variant]
     return {"study": study, "setting": setting, "measure": f"runs where {claim} emerged",
@@ -136,6 +168,8 @@ def text_runs(path, cells_path):
                 "sink_1": sum(float(r[f"sink_1_l{l}"]) for l in layers) / len(layers),
                 # the first step from which the sink held to the end; blank when it never did
                 "emerged_sink": finite(r["emerged_sink"]),
+                # a sinking head in any layer at the last probe (a BOS control's test: see bos_control)
+                "sank_any_layer": sank_any_layer(r),
             })
     return runs
 
@@ -150,14 +184,15 @@ def text_positive_control(study, runs, docs):
     if BOS gets no sink at the budget, neither result says anything about position 0."""
     own = [r for r in runs if is_bos_control(r["variant"])]
     if own:
-        k = sum(r["emerged_sink"] for r in own)
-        return k > len(own) / 2, f"{study} {own[0]['variant']}: sink in {k}/{len(own)} runs"
+        k = sum(r["sank_any_layer"] for r in own)
+        return k > len(own) / 2, f"{study} {own[0]['variant']} sank in {k}/{len(own)} runs (any layer, last probe)"
     controls = os.path.join(docs, "text_controls", "verdict.json")
     if study == "text_phase" and os.path.isfile(controls):  # the same budget (12.3 M tokens), at T = 256
-        v = json.load(open(controls))["variants"].get("bos")
-        if v:
-            k, n = v["emerged"]["sink"], v["runs"]
-            return k > n / 2, f"text_controls bos (T = 256): sink in {k}/{n} runs"
+        results = os.path.join(docs, "text_controls", "results.csv")
+        sank, note = bos_control(json.load(open(controls)), "bos", "text_controls bos (T = 256)",
+                                 results if os.path.isfile(results) else None)
+        if sank is not None:
+            return sank, note
     return None, "no BOS control at this budget yet"
 
 
@@ -177,7 +212,7 @@ def text_evidence(runs, study, tokens, plateau, control):
         known = math.isfinite(bpb["mean"]) and math.isfinite(plateau)
         learnt = known and bpb["mean"] < plateau - PLATEAU_MARGIN
         reason = "" if learnt else "on the bigram plateau" if known else "held-out loss or bigram entropy unknown"
-        sink_reason = reason or ("" if control_sank else f"no sink with BOS either ({control_note})"
+        sink_reason = reason or ("" if control_sank else f"no sink with BOS either: {control_note}"
                                  if control_sank is False else control_note)
         rows.append({"study": study, "setting": f"T = {T}, {tokens} tokens per run", "T": T, "variant": variant,
                      "heldout_bits_per_byte": bpb, "past_bigram_plateau": learnt, "positive_control": control_note,
@@ -223,10 +258,12 @@ def status(claim, evidence):
         return "supported in " + ", ".join(sorted({e["study"] for e in positive}))
     if undecided:
         where = defaultdict(list)
-        for e in undecided:
-            where[(e["study"], e["undecided_because"][claim])].append(str(e["T"]))
-        return "not supported where decidable; not decidable at " + "; ".join(
-            f"T = {', '.join(ts)} ({study}: {reason})" for (study, reason), ts in where.items())
+        for e in undecided:  # text settings by context length, experiments by their setting
+            where[(e["study"], e["undecided_because"][claim])].append(str(e["T"]) if "T" in e else e["setting"])
+        decided = "" if len(undecided) == len(evidence) else "not supported where decidable; "
+        return decided + "not decidable at " + "; ".join(
+            f"{'T = ' if ts[0].isdigit() else ''}{', '.join(ts)} ({study}: {reason})"
+            for (study, reason), ts in where.items())
     return "not supported"
 
 
@@ -260,8 +297,19 @@ def main(argv):
             elif "main" in v["variants"]:  # a search (no claim tested): its main variant's counts; the
                 # other variants change more than the mask (positions, attention function, BOS)
                 evidence[claim].append(variant_emerged(v, "main", claim, study, setting))
+            else:
+                continue
+            if claim == "sink":  # a missing sink only counts where BOS sank at the same budget
+                sank, note = bos_control(v, bos_variant, f"{study} {bos_variant}", path(study, "results.csv"))
+                evidence[claim][-1].update({
+                    "positive_control": note, "decides": {"sink": bool(sank)},
+                    "undecided_because": {"sink": "" if sank else f"no sink with BOS either: {note}"
+                                          if sank is False else note}})
         if bos_variant in v["variants"]:
-            evidence["bos_sink"].append(variant_emerged(v, bos_variant, "sink", study, setting + ", + BOS"))
+            k, n, how = bos_sinks(v, bos_variant, path(study, "results.csv"))
+            evidence["bos_sink"].append({"study": study, "setting": setting + ", + BOS",
+                                         "measure": f"runs with a sink, {how}",
+                                         "main": {"variant": bos_variant, "emerged": count(k, n)}})
     plateau = bigram_entropy(corpus) if os.path.exists(corpus) else float("nan")
     for study, tokens in (("text_phase", "12.3 M"), ("text_long", "123 M")):
         if path(study, "results.csv") and path(study, "cells.csv"):
@@ -299,8 +347,9 @@ def main(argv):
            "rule": ("identification: the headline experiment's test (main against the prefix-bidirectional "
                     "control). high_norm and sink: supported in a study where the experiment's test supports it, "
                     "or where it emerged in most runs of a setting (a text setting only once its held-out loss is past "
-                    "the bigram plateau, and for sink only where its BOS control sank in most runs; otherwise "
-                    "not decidable). bos_sink: "
+                    "the bigram plateau; and for sink, in every study, only where a BOS variant at the same budget "
+                    "sank in most runs, in any layer where the runs' results.csv shows it; otherwise not "
+                    "decidable). bos_sink: "
                     "supported where the Clopper-Pearson interval of the BOS runs with a sink lies above 0.5. A Guo et al. "
                     "effect counts for its claim (the dormant head for bos_sink, position 0 without BOS for sink) "
                     "when it is reproduced at enough seeds for p < 0.05 (guo_backcopy/effects.md).")}
@@ -371,6 +420,9 @@ def markdown(v):
                       + f"; runs where it {'emerged' if key == 'sink_1' else 'held'} {fmt_count(runs)}; held-out "
                       f"{fmt_number(e['heldout_bits_per_byte']['mean'], '.2f')} bits/byte"
                       + ("" if e["decides"][c["claim"]] else f" ({e['undecided_because'][c['claim']]}: not decidable)"))
+            if "decides" in e and "T" not in e:  # an experiment's row judged against its own BOS variant
+                ev += (f"; positive control: {e['positive_control']}" if e["decides"][c["claim"]]
+                       else f" ({e['undecided_because'][c['claim']]}: not decidable)")
             lines.append(f"| {c['claim'] if first else ''} | {c['status'] if first else ''} | {e['study']}: "
                          f"{e['setting']} | {ev} |")
             first = False

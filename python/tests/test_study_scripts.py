@@ -135,9 +135,10 @@ def test_the_count_interval_and_the_difference_interval_have_their_known_bounds(
     assert math.isnan(bootstrap_difference([1.0], b)[1])
 
 
-def write_guo_run(root, name, seed, layers, attn, value, h0, ratio):
-    """A train directory with probes at steps 0, 50, 100: head 0 of the last layer gets attn and value
-    (attention to 0 from non-trigger queries, |W_o v_0|); every layer gets h0 and ratio."""
+def write_guo_run(root, name, seed, layers, attn, value, h0, ratio, attn_layer0=None):
+    """A train directory (root/seed-<seed>/name) with probes at steps 0, 50, 100: head 0 of every layer
+    gets attn and value (attention to 0 from non-trigger queries, |W_o v_0|), layer 0 attn_layer0
+    instead where given; every layer gets h0 and ratio."""
     run = root / f"seed-{seed}" / name
     run.mkdir(parents=True)
     with open(run / "heads.csv", "w", newline="") as f:
@@ -145,7 +146,7 @@ def write_guo_run(root, name, seed, layers, attn, value, h0, ratio):
         w.writerow(["step", "layer", "head", "attn_to_0_rest", "value_out_norm_0"])
         for i, step in enumerate((0, 50, 100)):
             for layer in range(layers):
-                w.writerow([step, layer, 0, attn[i], value[i]])
+                w.writerow([step, layer, 0, attn_layer0[i] if attn_layer0 and layer == 0 else attn[i], value[i]])
     with open(run / "trace.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["step", "layer", "p0_norm", "rest_norm", "p0_norm_ratio", "loss", "accuracy"])
@@ -212,6 +213,31 @@ def test_guo_effects_are_tested_over_seeds_and_undecided_at_one_seed(tmp_path):
     effects = {e["effect"]: e for e in json.loads((tmp_path / "fo" / "effects.json").read_text())["effects"]}
     assert effects["value drain, 1 layer"]["reproduced"] == "no"
 
+    # backcopy_nobos' arms (NoPE with and without BOS), given as experiment directories of seed-<i>/
+    # runs: position 0 within 0.1 of BOS's attention (0.76..0.80 against 0.80..0.84) takes its role;
+    # its value rose and then drained to 0.4 of the peak. BOS's dormant head is in layer 0 only (the
+    # last layer 0.01): the effects compare the largest attention over layers.
+    for seed in range(5):
+        write_guo_run(tmp_path / "exp" / "main", "", seed, 3, [0.02, 0.4, 0.76 + seed * 0.01], [5, 10, 4],
+                      [24, 28, 30], [1.0, 1.5, 1.8])
+        write_guo_run(tmp_path / "exp" / "bos", "", seed, 3, [0.02, 0.02, 0.01], [5, 9, 3], [24, 28, 30],
+                      [1.0, 1.5, 1.9], attn_layer0=[0.02, 0.4, 0.8 + seed * 0.01])
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "guo_figures.py"), str(tmp_path / "nope-out"),
+                           f"main={tmp_path / 'exp' / 'main'}", f"bos={tmp_path / 'exp' / 'bos'}"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    effects = {e["effect"]: e for e in json.loads((tmp_path / "nope-out" / "effects.json").read_text())["effects"]}
+    role = effects["without BOS, position 0 takes BOS's role (3 layers, NoPE both)"]
+    assert abs(role["mean"] + 0.04) < 1e-12 and role["reproduced"] == "yes"
+    assert effects["value drain at position 0 without BOS (3 layers, NoPE)"]["reproduced"] == "yes"
+    assert effects["dormant head on BOS without positions (3 layers, NoPE)"]["reproduced"] == "yes"
+    assert role["seeds"] == [5, 5]
+    # every probe's accuracy is 0.9, so BOS reaches main's final accuracy at step 0 (attention 0.02)
+    matched = effects["without BOS, position 0 takes BOS's role, at matched accuracy (3 layers, NoPE both)"]
+    assert abs(matched["mean"] - 0.76) < 1e-12 and matched["comparison"] == "main - bos (at matched accuracy)"
+    assert "| bos | 5 | 3 | softmax | adamw | 0.0003 | 100 |" in (tmp_path / "nope-out" / "table.md").read_text()
+    assert "| 0.820 / 0.010 / 0.010 |" in (tmp_path / "nope-out" / "table.md").read_text()
+
 
 def write_text_study(docs, study, rows, heldout):
     """results.csv with one row per (variant, ratio, cos, sink_1, emerged): emerged_sink is the step from
@@ -246,7 +272,8 @@ def test_the_cross_study_verdict_decides_only_past_the_bigram_plateau(tmp_path):
     v = json.loads((docs / "verdict.json").read_text())
     assert v["bigram_entropy_bits_per_byte"] == 0.0
     claims = {c["claim"]: c for c in v["claims"]}
-    assert claims["high_norm"]["status"].startswith("not supported where decidable; not decidable at T = 16, 32")
+    # every setting undecided: the status does not claim "not supported" anywhere
+    assert claims["high_norm"]["status"].startswith("not decidable at T = 16, 32")
     assert "p0sink/verdict.json" in v["missing"]
 
     # A corpus of random bytes has a high bigram entropy: T16's 2 of 3 runs with ratio >= 2 and
@@ -302,19 +329,40 @@ def test_the_cross_study_verdict_counts_each_variant_of_a_search(tmp_path):
     variants = {"main": {"runs": 5, "emerged": {"sink": 1, "high_norm": 0}},
                 "bos": {"runs": 5, "emerged": {"sink": 4, "high_norm": 0}},
                 "rope": {"runs": 5, "emerged": {"sink": 3, "high_norm": 0}}}
-    (docs / "text_controls" / "verdict.json").write_text(json.dumps(
-        {"engine_version": 2, "claims": [], "main": "", "control": "", "variant_order": ["main", "bos", "rope"],
-         "variants": variants}))
-    proc = subprocess.run([sys.executable, str(SCRIPTS / "verdict_summary.py"), str(docs), "--corpus",
-                           str(tmp_path / "none")], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    claims = {c["claim"]: c for c in json.loads((docs / "verdict.json").read_text())["claims"]}
-    sink = {e["main"]["variant"]: e["main"]["emerged"]["k"] for e in claims["sink"]["evidence"]}
+
+    def claims():
+        (docs / "text_controls" / "verdict.json").write_text(json.dumps(
+            {"engine_version": 2, "claims": [], "main": "", "control": "", "variant_order": ["main", "bos", "rope"],
+             "variants": variants}))
+        proc = subprocess.run([sys.executable, str(SCRIPTS / "verdict_summary.py"), str(docs), "--corpus",
+                               str(tmp_path / "none")], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return {c["claim"]: c for c in json.loads((docs / "verdict.json").read_text())["claims"]}
+
+    got = claims()
+    sink = {e["main"]["variant"]: e["main"]["emerged"]["k"] for e in got["sink"]["evidence"]}
     # only main tests the mask alone: rope's 3 of 5 add positions, and BOS counts for bos_sink only
     assert sink == {"main": 1}
-    assert claims["sink"]["status"] == "not supported"
+    assert got["sink"]["status"] == "not supported"
     # 4 of 5 BOS runs: Clopper-Pearson lower bound 0.28 < 0.5, so not shown at 5 seeds
-    assert claims["bos_sink"]["status"] == "not shown"
+    assert got["bos_sink"]["status"] == "not shown"
+    # Where BOS got no sink in most runs either, main's missing sink decides nothing: the positive
+    # control failed at that budget.
+    variants["bos"]["emerged"]["sink"] = 2
+    assert claims()["sink"]["status"] == ("not decidable at natural text, T = 256, 12.3 M tokens (text_controls: "
+                                          "no sink with BOS either: text_controls bos sank in 2/5 runs)")
+    # With the runs' results.csv a BOS run counts when its last probe sinks in any layer, layer 0
+    # included (a BOS token can be sunk onto from the first layer; position 0 without BOS cannot):
+    # 3 of 5 BOS runs sink in layer 0 only, so main's missing later-layer sink now decides.
+    with open(docs / "text_controls" / "results.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["variant", "seed_index", "sink_rate_l0", "sink_rate_l1"])
+        for i in range(5):
+            w.writerow(["bos", i, 1.0 if i < 3 else 0.0, 0.0])
+            w.writerow(["main", i, 0.0, 0.0])
+    got = claims()
+    assert got["sink"]["status"] == "not supported"
+    assert got["sink"]["evidence"][0]["positive_control"] == "text_controls bos sank in 3/5 runs (any layer, last probe)"
 
 
 def test_the_committed_cross_study_verdict_is_what_the_committed_studies_give(tmp_path):
