@@ -16,6 +16,9 @@ using MathPolicy =
                                   boost::math::policies::overflow_error<boost::math::policies::throw_on_error>,
                                   boost::math::policies::evaluation_error<boost::math::policies::throw_on_error>>;
 
+// A missing estimate (too few samples, no data): written as an empty CSV cell or JSON null.
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
 // Welford's running mean and variance; merge() combines partial sums in a fixed order.
 struct RunningStats {
   std::uint64_t n = 0;

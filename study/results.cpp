@@ -8,13 +8,12 @@
 #include "common/engine_version.hpp"
 #include "common/errors.hpp"
 #include "common/format.hpp"
+#include "common/stats.hpp"
 #include "sim/probes.hpp"
 
 namespace p0sim::study {
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 double step_value(const std::optional<int>& s) { return s ? static_cast<double>(*s) : kNaN; }
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "common/format.hpp"
+#include "common/stats.hpp"
 #include "sim/probe_trace.hpp"
 #include "sim/probes.hpp"
 
@@ -38,7 +39,6 @@ std::vector<ScaleP0Row> scale_p0(const sim::ModelConfig& model, std::span<const 
     m.set_position0_scale(l, f);
     return static_cast<double>(m.forward(rows.data(), N));
   };
-  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   std::vector<ScaleP0Row> out;
   for (int l : o.layers)
     for (double f : o.factors) {

@@ -15,7 +15,6 @@
 namespace p0sim::study {
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::uint64_t kBootstrapSeed = 0x70305349u;  // fixed: a verdict is a function of its runs only
 
 // A uniform index in [0, n) from one 64-bit draw (multiply-shift; the bias, below n / 2^64, is

@@ -10,14 +10,11 @@
 
 #include "common/engine_version.hpp"
 #include "common/json_number.hpp"
+#include "common/stats.hpp"
 #include "sim/probes.hpp"
 #include "study/stats.hpp"
 
 namespace p0sim::study {
-
-namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-}  // namespace
 
 std::size_t max_layers(const std::vector<RunRecord>& runs) {
   std::size_t L = 0;

@@ -18,6 +18,9 @@
 #include "sim/npy.hpp"
 #include "tests/test_support.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace cli_bad_inputs_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -336,3 +339,5 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
   }
   CHECK(checked == static_cast<int>(cases.size()));
 }
+
+}  // namespace cli_bad_inputs_test

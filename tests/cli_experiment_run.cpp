@@ -19,6 +19,9 @@
 #include "sim/probe_metrics.hpp"
 #include "tests/test_support.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace cli_experiment_run_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -201,3 +204,5 @@ TEST_CASE("experiment rejects bad input with one line naming the option and exit
   CHECK(run_p0sim("experiment --config " + bad.string() + out).err.find("learning-rate") != std::string::npos);
   CHECK_FALSE(fs::exists(kRoot / "e" / "results.csv"));
 }
+
+}  // namespace cli_experiment_run_test

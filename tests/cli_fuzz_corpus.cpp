@@ -11,6 +11,9 @@
 #include "tests/fuzz/fuzz_inputs.hpp"
 #include "tests/fuzz/npy_seeds.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace cli_fuzz_corpus_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -53,3 +56,5 @@ TEST_CASE("the config fuzz corpus replays without a crash", "[cli][fuzz]") {
   CHECK(p0sim::fuzz::config_file_one_input(P0SIM_SOURCE_DIR "/tests/fuzz_corpus/config/every_kind.toml"));
   CHECK(p0sim::fuzz::experiment_one_input(slurp(P0SIM_SOURCE_DIR "/tests/fuzz_corpus/config/p0sink_experiment.toml")));
 }
+
+}  // namespace cli_fuzz_corpus_test

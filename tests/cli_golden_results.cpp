@@ -18,6 +18,9 @@
 #include "common/engine_version.hpp"
 #include "tests/test_support.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace cli_golden_results_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -134,3 +137,5 @@ TEST_CASE("a short theory sweep reproduces its golden results byte for byte", "[
   run_ok(golden_args("sweep_theory") + " --out '" + out.string() + "'");
   CHECK(check_golden_files("sweep_theory", out) == 1);
 }
+
+}  // namespace cli_golden_results_test

@@ -16,6 +16,9 @@
 
 #include "tests/test_support.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace cli_plot_outputs_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -236,3 +239,5 @@ TEST_CASE("plot of an experiment with ablations draws per-variant ablation bars"
   const std::string gp = slurp(exp / "plots" / "ablations_main.gp");
   CHECK(gp.find("\"l0.mlp mean\"") != std::string::npos);
 }
+
+}  // namespace cli_plot_outputs_test

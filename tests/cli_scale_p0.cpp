@@ -13,6 +13,9 @@
 
 #include "tests/test_support.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace cli_scale_p0_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -146,3 +149,5 @@ TEST_CASE("scale-p0's resolved config replays it byte for byte, and --force alon
   CHECK(run_p0sim("scale-p0 " + run.string() + " --factors 3 --force --out " + b.string()).code == 0);
   CHECK(read_csv(b).rows.size() == 1);
 }
+
+}  // namespace cli_scale_p0_test

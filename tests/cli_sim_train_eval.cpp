@@ -17,6 +17,9 @@
 #include "sim/npy.hpp"
 #include "sim/train.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace cli_sim_train_eval_test {
+
 namespace fs = std::filesystem;
 using namespace p0sim::sim;
 
@@ -191,3 +194,5 @@ TEST_CASE("bad input exits 2 with one line naming the option", "[cli]") {
   CHECK(o.err.find(option) != std::string::npos);
   CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
 }
+
+}  // namespace cli_sim_train_eval_test

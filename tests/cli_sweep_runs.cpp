@@ -24,6 +24,9 @@
 #include "study/sweep.hpp"
 #include "tests/test_support.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace cli_sweep_runs_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -404,3 +407,5 @@ TEST_CASE("sweep under mpirun -np 2 writes the bytes of a single-process sweep",
   CHECK(timings.find(",r0t0\n") != std::string::npos);
 }
 #endif
+
+}  // namespace cli_sweep_runs_test

@@ -9,6 +9,9 @@
 #include <sstream>
 #include <string>
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace cli_theory_cone_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -163,3 +166,5 @@ TEST_CASE("theory cone rejects an output path that cannot be written", "[cli][th
   }
   fs::permissions(dir / "ro", fs::perms::owner_all);
 }
+
+}  // namespace cli_theory_cone_test

@@ -28,6 +28,9 @@
 
 #include "tests/test_support.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace cli_train_resume_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -267,3 +270,5 @@ TEST_CASE("an experiment killed mid-run resumes: finished runs kept, the partial
     require_same_run(whole / "runs" / run, killed / "runs" / run);
   }
 }
+
+}  // namespace cli_train_resume_test

@@ -9,6 +9,9 @@
 #include "sim/ablation.hpp"
 #include "sim/data.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace sim_ablation_components_test {
+
 using namespace p0sim::sim;
 
 namespace {
@@ -107,3 +110,5 @@ TEST_CASE("the ablation table starts with the intact model and covers every laye
   const std::string csv = ablations_csv(rows);
   CHECK(csv.rfind("component,mode,loss,accuracy,first_accuracy,l1_active_attn_to_0,p0_norm_ratio_l0,", 0) == 0);
 }
+
+}  // namespace sim_ablation_components_test

@@ -9,6 +9,9 @@
 #include "common/stats.hpp"
 #include "sim/data.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace sim_data_tasks_test {
+
 using p0sim::sim::DataConfig;
 using p0sim::sim::DataGenerator;
 using p0sim::sim::Task;
@@ -517,3 +520,5 @@ TEST_CASE("bad firstrecall and lookup configs are rejected naming the configurat
   cfg.trigger_prob = 1.0;
   REQUIRE_THROWS_WITH(DataGenerator(cfg), Catch::Contains("trigger_prob: "));
 }
+
+}  // namespace sim_data_tasks_test

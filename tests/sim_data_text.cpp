@@ -14,6 +14,9 @@
 #include "sim/data.hpp"
 #include "tests/test_support.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace sim_data_text_test {
+
 using namespace p0sim::sim;
 namespace fs = std::filesystem;
 
@@ -299,3 +302,5 @@ TEST_CASE("on Debian's fortunes the k = 3 triggers are space, e and t, and two r
       replaced.push_back(a);
   CHECK(replaced == std::vector<int>{0x9f, 0xa9});
 }
+
+}  // namespace sim_data_text_test

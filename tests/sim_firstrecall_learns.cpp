@@ -12,6 +12,9 @@
 
 #include "sim/train.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace sim_firstrecall_learns_test {
+
 namespace fs = std::filesystem;
 using namespace p0sim::sim;
 
@@ -139,3 +142,5 @@ TEST_CASE("without the causal asymmetry the first trigger stays at bag-of-tokens
   CHECK(last.first_accuracy < 0.9);
   CHECK_FALSE(r.emergence.identification.has_value());
 }
+
+}  // namespace sim_firstrecall_learns_test

@@ -11,6 +11,9 @@
 #include "sim/layers.hpp"
 #include "tests/sim_grad_check.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace sim_grad_layers_test {
+
 using namespace p0sim::sim;
 using namespace p0sim::sim::layers;
 using p0sim::PhiloxStream;
@@ -369,3 +372,5 @@ TEST_CASE("embedding backward matches finite differences", "[sim][grad]") {
   CHECK(err(pe, dpe, loss) < tol);
   for (Index c = 0; c < C; ++c) CHECK(dte[3 * C + c] == 0.0);  // token 3 never appears
 }
+
+}  // namespace sim_grad_layers_test

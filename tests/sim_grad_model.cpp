@@ -8,6 +8,9 @@
 #include "sim/model.hpp"
 #include "tests/sim_grad_check.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace sim_grad_model_test {
+
 using namespace p0sim::sim;
 using p0sim::PhiloxStream;
 
@@ -95,3 +98,5 @@ TEST_CASE("model gradient matches finite differences with both activations at on
   CAPTURE(p0sim::enum_name(act), p0sim::enum_name(mask));
   CHECK(model_grad_error(cfg, 2, 77) < 1e-6);
 }
+
+}  // namespace sim_grad_model_test

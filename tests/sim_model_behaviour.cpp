@@ -14,6 +14,9 @@
 #include "sim/model.hpp"
 #include "sim/optimizer.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace sim_model_behaviour_test {
+
 using namespace p0sim::sim;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
@@ -414,3 +417,5 @@ TEST_CASE("GEMM blocking follows the engine's fixed cache sizes, not the CPU's",
   CHECK(Eigen::l2CacheSize() == p0sim::sim::kPinnedL2);
   CHECK(Eigen::l3CacheSize() == p0sim::sim::kPinnedL3);
 }
+
+}  // namespace sim_model_behaviour_test

@@ -14,6 +14,9 @@
 #include "common/errors.hpp"
 #include "sim/npy.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace sim_npy_format_test {
+
 namespace fs = std::filesystem;
 using p0sim::sim::read_npy;
 using p0sim::sim::write_npy;
@@ -157,3 +160,5 @@ TEST_CASE("npy writes to an unwritable place fail as a run error", "[npy]") {
   std::vector<float> f = {1};
   REQUIRE_THROWS_AS(write_npy(scratch("no_such_dir") / "x.npy", f.data(), {1}), p0sim::RunError);
 }
+
+}  // namespace sim_npy_format_test

@@ -10,6 +10,9 @@
 #include "sim/model.hpp"
 #include "sim/optimizer.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace sim_optimizer_steps_test {
+
 using namespace p0sim::sim;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
@@ -127,3 +130,5 @@ TEST_CASE("each weight-decay group decays exactly its tensors", "[sim][adamw][sg
     CHECK((p[i] < 1.0) == expected[static_cast<int>(group)][i]);
   }
 }
+
+}  // namespace sim_optimizer_steps_test

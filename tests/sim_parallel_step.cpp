@@ -14,6 +14,9 @@
 #include "sim/parallel_step.hpp"
 #include "sim/train.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace sim_parallel_step_test {
+
 using namespace p0sim::sim;
 
 namespace {
@@ -217,3 +220,5 @@ TEST_CASE("a step split across processes gives every process the one-process bit
     CHECK(same_bits(grads[static_cast<std::size_t>(r)].data(), one.grads().data(), nparams));
   }
 }
+
+}  // namespace sim_parallel_step_test

@@ -13,6 +13,9 @@
 #include "sim/model.hpp"
 #include "sim/model_views.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace sim_position0_scale_test {
+
 using namespace p0sim::sim;
 
 namespace {
@@ -212,3 +215,5 @@ TEST_CASE("a position-0 scale refuses a backward, rejects bad arguments, and cle
   m.zero_grad();
   CHECK_NOTHROW(m.backward());
 }
+
+}  // namespace sim_position0_scale_test

@@ -12,6 +12,9 @@
 #include "common/errors.hpp"
 #include "sim/train.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace sim_probe_trace_test {
+
 namespace fs = std::filesystem;
 using namespace p0sim::sim;
 
@@ -196,3 +199,5 @@ TEST_CASE("with BOS the probe scores the prediction of token t+1 made at model p
                                           N, P, c.model.d_model);
   CHECK(r.layers.back().state.p0_norm_ratio == Approx(last.p0_norm_ratio).epsilon(1e-9));
 }
+
+}  // namespace sim_probe_trace_test

@@ -7,6 +7,9 @@
 
 #include "sim/probes.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace sim_probes_metrics_test {
+
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 using p0sim::sim::head_attention;
@@ -171,3 +174,5 @@ TEST_CASE("the massive ratio away from position 0 is the largest later magnitude
   CHECK(m.massive_ratio == 8.0);
   CHECK(m.massive_ratio_rest == 6.0);
 }
+
+}  // namespace sim_probes_metrics_test

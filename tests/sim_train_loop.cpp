@@ -12,6 +12,9 @@
 #include "sim/npy.hpp"
 #include "sim/train.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace sim_train_loop_test {
+
 namespace fs = std::filesystem;
 using namespace p0sim::sim;
 
@@ -221,3 +224,5 @@ TEST_CASE("loading weights rejects a missing or mis-shaped tensor and a bad conf
     REQUIRE_THROWS_WITH(load_weights(adir, "--weights", 12), Catch::Contains("seq_len: "));
   }
 }
+
+}  // namespace sim_train_loop_test

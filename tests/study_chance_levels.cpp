@@ -12,6 +12,9 @@
 #include "study/chance.hpp"
 #include "study/stats.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace study_chance_levels_test {
+
 using namespace p0sim::study;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
@@ -190,3 +193,5 @@ TEST_CASE("Cohen's d divides the difference of means by the pooled deviation", "
   CHECK(cohens_d({1.0, 1.0}, {1.0, 1.0}) == 0.0);
   CHECK(std::isnan(cohens_d({1.0}, {0.0})));
 }
+
+}  // namespace study_chance_levels_test

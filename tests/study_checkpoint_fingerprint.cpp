@@ -14,6 +14,9 @@
 #include "sim/model.hpp"
 #include "study/run_options.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace study_checkpoint_fingerprint_test {
+
 using namespace p0sim;
 using study::OptionType;
 using study::OptionValues;
@@ -166,3 +169,5 @@ TEST_CASE("a checkpoint of another engine version is refused with one line namin
     CHECK(what.find('\n') == std::string::npos);
   }
 }
+
+}  // namespace study_checkpoint_fingerprint_test

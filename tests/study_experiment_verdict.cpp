@@ -10,6 +10,9 @@
 #include "study/experiment.hpp"
 #include "study/results.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace study_experiment_verdict_test {
+
 using namespace p0sim::study;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
@@ -223,3 +226,5 @@ TEST_CASE("the verdict's intervals stay inside their ranges and it reports effec
   CHECK_THAT(ch["main"]["trigger_accuracy"]["mean"].get<double>(), WithinAbs(0.98, 1e-12));
   CHECK_FALSE(make_verdict(c, names, 3, runs).contains("control_chance"));
 }
+
+}  // namespace study_experiment_verdict_test

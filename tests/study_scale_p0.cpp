@@ -13,6 +13,9 @@
 #include "sim/probe_trace.hpp"
 #include "study/scale_p0.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace study_scale_p0_test {
+
 using namespace p0sim;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
@@ -163,3 +166,5 @@ TEST_CASE("scale_p0 rejects a layer outside the model and a factor that is not f
     CHECK_THROWS_AS(study::scale_p0(f.model, f.params, f.rows, f.kinds, o), std::invalid_argument);
   }
 }
+
+}  // namespace study_scale_p0_test

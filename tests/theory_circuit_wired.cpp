@@ -11,6 +11,9 @@
 #include "sim/layers.hpp"
 #include "study/circuit.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace theory_circuit_wired_test {
+
 using namespace p0sim::study;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
@@ -161,3 +164,5 @@ TEST_CASE("bad circuit parameters are usage errors naming the option", "[circuit
   p.heads = 3;
   CHECK_THROWS_WITH(validate(p), Catch::Contains("--heads"));
 }
+
+}  // namespace theory_circuit_wired_test

@@ -11,6 +11,9 @@
 #include "theory/cone.hpp"
 #include "theory/cone_math.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace theory_closed_cap_test {
+
 using namespace p0sim::theory;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
@@ -229,3 +232,5 @@ TEST_CASE("sample variance of exact draws matches the narrow cap's Var x at larg
   const double expected = detail::cap_moments(d, theta).var;
   CHECK(std::abs(m2 - expected) < 4.5 * std::sqrt((m4 - m2 * m2) / n));
 }
+
+}  // namespace theory_closed_cap_test

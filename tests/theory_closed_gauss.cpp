@@ -14,6 +14,9 @@
 #include "theory/cone.hpp"
 #include "theory/cone_math.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace theory_closed_gauss_test {
+
 using namespace p0sim::theory;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
@@ -231,3 +234,5 @@ TEST_CASE("causal gauss gap is positive and grows with t while the mean cosine r
     prev_prob = prob;
   }
 }
+
+}  // namespace theory_closed_gauss_test

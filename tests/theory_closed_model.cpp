@@ -9,6 +9,9 @@
 #include "theory/cone.hpp"
 #include "theory/cone_math.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace theory_closed_model_test {
+
 using namespace p0sim::theory;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
@@ -180,3 +183,5 @@ TEST_CASE("validate rejects each bad input naming its option", "[theory][closed]
   CHECK_NOTHROW(validate(with(M::cap, [](ConePoint& p) { p.theta = std::numbers::pi; })));
   CHECK_THROWS_AS(closed_form(g, 4, Quantity::norm_mean), p0sim::UsageError);
 }
+
+}  // namespace theory_closed_model_test

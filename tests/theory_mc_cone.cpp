@@ -16,6 +16,9 @@
 #include "theory/cone_mc.hpp"
 #include "tests/theory_support.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace theory_mc_cone_test {
+
 using namespace p0sim::theory;
 
 namespace {
@@ -322,3 +325,5 @@ TEST_CASE("bidirectional attention gives exactly zero gaps; causal gaps are posi
     CHECK(g.mean > prev.mean + 3.0 * g.std_error());
   }
 }
+
+}  // namespace theory_mc_cone_test

@@ -17,6 +17,9 @@
 #include "theory/cone_mc.hpp"
 #include "tests/theory_support.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace theory_mc_radial_test {
+
 using namespace p0sim::theory;
 
 namespace {
@@ -178,3 +181,5 @@ TEST_CASE("the radial estimator refuses models other than gauss, naming --estima
   CHECK(p0sim::enum_name(McEstimator::full) == "full");
   CHECK(p0sim::enum_name(McEstimator::radial) == "radial");
 }
+
+}  // namespace theory_mc_radial_test

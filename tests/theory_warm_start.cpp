@@ -9,6 +9,9 @@
 #include "sim/probe_trace.hpp"
 #include "study/warm_start.hpp"
 
+// Named after the file: the test files are compiled in batches (CMake's unity build).
+namespace theory_warm_start_test {
+
 using namespace p0sim;
 
 namespace {
@@ -119,3 +122,5 @@ TEST_CASE("a warm start refuses an architecture that cannot carry the circuit, n
     CHECK(refused());
   }
 }
+
+}  // namespace theory_warm_start_test
