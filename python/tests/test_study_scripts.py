@@ -382,3 +382,45 @@ def test_the_committed_cross_study_verdict_is_what_the_committed_studies_give(tm
     summary = (source / "verdict.md").read_text().split("## Summary\n\n")[1].split("\n\n")[0]
     readme = (source.parent.parent / "README.md").read_text()
     assert summary in readme, "README's cross-study table differs from docs/search/verdict.md's summary"
+
+
+def test_the_trajectory_table_reads_the_largest_ratio_its_cosine_and_the_high_norm_count_per_step(tmp_path):
+    """Two seeds, 2 blocks, probes at 0 and 100. At 100 seed 0 has ratio 2.5 in block 1 with cos 0.95
+    (high norm) and seed 1 ratio 2.2 in block 1 with cos 0.5 (direction not fixed: not high norm)."""
+    figures = {  # seed -> step -> per block (ratio, cos)
+        0: {0: [(1.0, 0.1), (0.9, 0.2)], 100: [(1.5, 0.99), (2.5, 0.95)]},
+        1: {0: [(1.2, 0.3), (0.8, 0.2)], 100: [(1.1, 0.99), (2.2, 0.5)]},
+    }
+    for seed, steps in figures.items():
+        run = tmp_path / "runs" / "main" / f"seed-{seed}"
+        run.mkdir(parents=True)
+        with open(run / "trace.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["step", "layer", "p0_norm_ratio", "p0_cos", "loss", "accuracy"])
+            for step, blocks in steps.items():
+                for layer, (ratio, cos) in enumerate(blocks):
+                    w.writerow([step, layer, ratio, cos, 2.0 - step / 100, 0.5 + step / 1000])
+        with open(run / "heads.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["step", "layer", "head", "attn_to_0_rest", "value_out_norm_0"])
+            for step in steps:
+                for layer in range(2):
+                    w.writerow([step, layer, 0, 0.01 * (layer + 1) + seed / 100, 10 + layer + step / 10])
+    out = tmp_path / "table.md"
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "trajectory_table.py"), str(out), "0,100,200",
+                           f"main={tmp_path / 'runs' / 'main'}"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| main |")]
+    assert len(rows) == 2  # no probe at step 200: no row
+    cells = [c.strip() for c in rows[1].split("|")[1:-1]]
+    assert cells[:3] == ["main", "100", "2"]
+    assert cells[3] == "2.35 [2.20, 2.50] (block 1)"
+    assert cells[4] == "0.72 [0.50, 0.95]"
+    assert cells[5] == "0.025 [0.020, 0.030]"  # the larger layer's attention, per seed
+    assert cells[6] == "21.0 [21.0, 21.0]"  # the last layer's |W_o v_0|
+    assert cells[-1] == "1/2"
+    assert [c.strip() for c in rows[0].split("|")[1:-1]][-1] == "0/2"
+
+    bad = subprocess.run([sys.executable, str(SCRIPTS / "trajectory_table.py"), str(out)], capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2 and "trajectory_table.py" in bad.stderr

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""How position 0's figures move over a long run: a table at chosen steps, over seeds.
+
+  python3 scripts/trajectory_table.py OUT.md STEPS NAME=RUN_DIR[,RUN_DIR...] [NAME=...]
+
+STEPS is a comma-separated list of probe steps (500,1000,2000,4000). Each NAME is an arm; a RUN_DIR
+of seed-<i>/ runs (an experiment's runs/<variant>/) stands for all its seeds (scripts/guo_figures.py
+reads runs the same way). For every arm and step: the largest p0_norm_ratio over blocks and the
+p0_cos of that block (the high-norm criterion asks ratio >= 2 and cos >= 0.9 at one block), the
+largest attention to position 0 from non-trigger queries over layers (heads.csv attn_to_0_rest,
+head 0), |W_o v_0| of the last layer, backcopy accuracy and probe loss. Each cell is the mean over
+seeds with the range [min, max] (too few seeds for an interval to mean much), and the seeds where
+the high-norm criterion holds at that step.
+"""
+import csv
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from guo_figures import expand, number, read_csv  # noqa: E402
+
+HIGH_RATIO, HIGH_COS = 2.0, 0.9
+
+
+def at_step(run_dir, step):
+    """One run's figures at one probe step, or None when the run has no probe there."""
+    trace = [r for r in read_csv(os.path.join(run_dir, "trace.csv")) if int(r["step"]) == step]
+    if not trace:
+        return None
+    heads = [r for r in read_csv(os.path.join(run_dir, "heads.csv")) if int(r["step"]) == step and r["head"] == "0"]
+    top = max(trace, key=lambda r: number(r["p0_norm_ratio"]))
+    last_layer = str(max(int(r["layer"]) for r in heads))
+    return {
+        "ratio": number(top["p0_norm_ratio"]),
+        "block": int(top["layer"]),
+        "cos": number(top["p0_cos"]),
+        "high_norm": any(number(r["p0_norm_ratio"]) >= HIGH_RATIO and number(r["p0_cos"]) >= HIGH_COS for r in trace),
+        "attn_rest": max(number(r["attn_to_0_rest"]) for r in heads),
+        "value": next(number(r["value_out_norm_0"]) for r in heads if r["layer"] == last_layer),
+        "accuracy": number(trace[0]["accuracy"]),
+        "loss": number(trace[0]["loss"]),
+    }
+
+
+def cell(values, digits):
+    if len(values) == 1:
+        return f"{values[0]:.{digits}f}"
+    return f"{sum(values) / len(values):.{digits}f} [{min(values):.{digits}f}, {max(values):.{digits}f}]"
+
+
+COLUMNS = [("largest p0_norm_ratio", "ratio", 2), ("p0_cos there", "cos", 2),
+           ("attention to 0 from non-triggers (largest layer)", "attn_rest", 3), ("\\|W_o v_0\\|, last layer", "value", 1),
+           ("backcopy accuracy", "accuracy", 3), ("probe loss (nats)", "loss", 3)]
+
+
+def main(argv):
+    if len(argv) < 4 or any("=" not in a for a in argv[3:]):
+        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
+        return 2
+    out, steps = argv[1], [int(s) for s in argv[2].split(",")]
+    lines = ["| arm | step | seeds | " + " | ".join(c[0] for c in COLUMNS) + " | high norm (ratio >= 2, cos >= 0.9) |",
+             "|---|---:|---:|" + "---|" * len(COLUMNS) + "---|"]
+    for arg in argv[3:]:
+        name, dirs = arg.split("=", 1)
+        runs = list(expand(dirs.split(",")))
+        for step in steps:
+            rows = [r for r in (at_step(d, step) for d in runs) if r]
+            if not rows:
+                continue
+            blocks = sorted({r["block"] for r in rows})
+            cells = [cell([r[key] for r in rows], digits) for _, key, digits in COLUMNS]
+            cells[0] += f" (block {', '.join(map(str, blocks))})"
+            lines.append(f"| {name} | {step} | {len(rows)} | " + " | ".join(cells)
+                         + f" | {sum(r['high_norm'] for r in rows)}/{len(rows)} |")
+    with open(out, "w", newline="") as f:
+        f.write("Mean [min, max] over seeds at each probe step (`scripts/trajectory_table.py`).\n\n")
+        f.write("\n".join(lines) + "\n")
+    print(open(out).read())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
