@@ -42,7 +42,7 @@ def at_step(run_dir, step):
     }
 
 
-def cell(values, digits):
+def mean_and_range(values, digits):
     if len(values) == 1:
         return f"{values[0]:.{digits}f}"
     return f"{sum(values) / len(values):.{digits}f} [{min(values):.{digits}f}, {max(values):.{digits}f}]"
@@ -68,7 +68,7 @@ def main(argv):
             if not rows:
                 continue
             blocks = sorted({r["block"] for r in rows})
-            cells = [cell([r[key] for r in rows], digits) for _, key, digits in COLUMNS]
+            cells = [mean_and_range([r[key] for r in rows], digits) for _, key, digits in COLUMNS]
             cells[0] += f" (block {', '.join(map(str, blocks))})"
             lines.append(f"| {name} | {step} | {len(rows)} | " + " | ".join(cells)
                          + f" | {sum(r['high_norm'] for r in rows)}/{len(rows)} |")
