@@ -10,11 +10,10 @@
 #include "common/files.hpp"
 #include "common/format.hpp"
 #include "common/json_number.hpp"
+#include "common/stats.hpp"
 
 namespace p0sim::sim {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 nlohmann::json step_or_null(const std::optional<int>& s) { return s ? nlohmann::json(*s) : nlohmann::json(nullptr); }
 

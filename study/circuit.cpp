@@ -47,8 +47,6 @@ using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::R
 
 namespace {
 
-constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-
 // The engine's activation (layers.hpp: gelu, tanh approximation), in double.
 double gelu_tanh(double x) {
   const double k = std::sqrt(2.0 / std::numbers::pi);
@@ -277,9 +275,9 @@ CircuitResult run_circuit(const CircuitPoint& p, const CircuitOptions& o) {
       }
     }
     r.ks = law.point_mass ? (dev <= 1e-12 * R ? 0.0 : 1.0) : ks;
-    r.readout0_max_dev = law.point_mass ? dev : nan;
+    r.readout0_max_dev = law.point_mass ? dev : kNaN;
   } else {
-    r.readout0_pred_mean = r.pred_q10 = r.pred_q50 = r.pred_q90 = r.ks = r.readout0_max_dev = nan;
+    r.readout0_pred_mean = r.pred_q10 = r.pred_q50 = r.pred_q90 = r.ks = r.readout0_max_dev = kNaN;
   }
   return r;
 }
