@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Loss along position 0's residual scale in every trained run of an experiment: `p0sim scale-p0`
-on each RUNS/<variant>/seed-<i>/ (position 0 scaled by alpha after block 0, the run's probe rows),
-then per variant the mean [95% bootstrap percentile interval] over seeds of the slope
-d loss / d log alpha at alpha = 1 and of loss(alpha) - loss(1) for alpha = 0.5, 2, 4 (nats).
+on each RUNS/<variant>/seed-<i>/ (position 0 scaled by alpha after block LAYER, the run's probe
+rows), then per variant the mean [95% bootstrap percentile interval] over seeds of the slope
+d loss / d log alpha at alpha = 1, of loss(alpha) - loss(1) for alpha = 0.5, 2, 4 (nats), and of the
+largest change over those alphas in any later layer's attention to key 0 (a pre-norm block reads
+its input through a norm, so a model that cannot use the scale shows none).
 
-  python3 scripts/scale_p0_table.py P0SIM EXPERIMENT_DIR [VARIANT ...]   (default: every variant)
+  python3 scripts/scale_p0_table.py [--layer L] P0SIM EXPERIMENT_DIR [VARIANT ...]
+      (default layer 0; default: every variant)
 """
 import csv
 import os
@@ -16,30 +19,52 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from interval import cell  # noqa: E402
 
 FACTORS = [0.5, 1.0, 2.0, 4.0]
+USAGE = "usage: scale_p0_table.py [--layer L] P0SIM EXPERIMENT_DIR [VARIANT ...] (EXPERIMENT_DIR/runs/ must exist)"
+
+
+def later_attention_change(rows):
+    """max over later layers and alphas of |attn_to_0_l(alpha) - attn_to_0_l(1)|; NaN without a later layer."""
+    keys = [k for k, x in rows[1.0].items() if k.startswith("attn_to_0_l") and x != ""]
+    return max((abs(float(r[k]) - float(rows[1.0][k])) for r in rows.values() for k in keys), default=float("nan"))
 
 
 def main(argv):
-    if len(argv) < 3 or not os.path.isdir(os.path.join(argv[2], "runs")):
-        print("usage: scale_p0_table.py P0SIM EXPERIMENT_DIR [VARIANT ...] (EXPERIMENT_DIR/runs/ must exist)",
-              file=sys.stderr)
+    rest, layer = argv[1:], 0
+    if rest[:1] == ["--layer"]:
+        if len(rest) < 2 or not rest[1].isdigit():
+            print(USAGE, file=sys.stderr)
+            return 2
+        layer, rest = int(rest[1]), rest[2:]
+    if len(rest) < 2 or not os.path.isdir(os.path.join(rest[1], "runs")):
+        print(USAGE, file=sys.stderr)
         return 2
-    p0sim, runs = argv[1], os.path.join(argv[2], "runs")
-    variants = argv[3:] or sorted(os.listdir(runs))
-    print("| variant | seeds | slope at alpha = 1 | loss(0.5) - loss(1) | loss(2) - loss(1) | loss(4) - loss(1) |")
-    print("|---|---|---|---|---|---|")
+    p0sim, runs = rest[0], os.path.join(rest[1], "runs")
+    variants = rest[2:] or sorted(os.listdir(runs))
+    # printed only when every run has been scaled: a failure leaves no partial table
+    lines = [f"Position 0 scaled by alpha after block {layer}.", ""]
+    lines.append("| variant | seeds | slope at alpha = 1 | loss(0.5) - loss(1) | loss(2) - loss(1) | loss(4) - loss(1) "
+          "| largest change in later attention to key 0 |")
+    lines.append("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for v in variants:
-            slope, diffs = [], {a: [] for a in FACTORS if a != 1.0}
+            slope, diffs, attn = [], {a: [] for a in FACTORS if a != 1.0}, []
             for seed in sorted(os.listdir(os.path.join(runs, v))):
                 out = os.path.join(tmp, f"{v}_{seed}.csv")
-                subprocess.run([p0sim, "scale-p0", os.path.join(runs, v, seed), "--layers", "0", "--factors",
-                                ",".join(str(a) for a in FACTORS), "--out", out], check=True, capture_output=True)
+                proc = subprocess.run([p0sim, "scale-p0", os.path.join(runs, v, seed), "--layers", str(layer),
+                                       "--factors", ",".join(str(a) for a in FACTORS), "--out", out],
+                                      capture_output=True, text=True)
+                if proc.returncode != 0:
+                    print(proc.stderr.strip() or f"p0sim scale-p0 failed on {v}/{seed}", file=sys.stderr)
+                    return 2
                 rows = {float(r["factor"]): r for r in csv.DictReader(open(out))}
                 base = float(rows[1.0]["loss"])
                 slope.append(float(rows[1.0]["dloss_dlogfactor"]))
                 for a in diffs:
                     diffs[a].append(float(rows[a]["loss"]) - base)
-            print(f"| {v} | {len(slope)} | {cell(slope, 4)} | " + " | ".join(cell(diffs[a], 4) for a in diffs) + " |")
+                attn.append(later_attention_change(rows))
+            lines.append(f"| {v} | {len(slope)} | {cell(slope, 4)} | " + " | ".join(cell(diffs[a], 4) for a in diffs) +
+                  f" | {cell(attn, 4)} |")
+    print("\n".join(lines))
     return 0
 
 

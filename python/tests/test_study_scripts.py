@@ -77,6 +77,10 @@ def test_the_bootstrap_interval_stays_within_the_values_and_repeats():
     assert math.isnan(bootstrap([0.5])[1])
 
 
+def scale_table_rows(stdout):
+    return [line.split("|")[1:-1] for line in stdout.splitlines() if line.startswith("| ") and "variant" not in line]
+
+
 def test_the_scale_table_runs_scale_p0_on_every_seed_of_an_experiment(tmp_path):
     p0sim = os.environ["P0SIM_BINARY"]
     golden = Path(os.environ["P0SIM_SOURCE_DIR"]) / "tests" / "golden" / "experiment.toml"
@@ -86,13 +90,28 @@ def test_the_scale_table_runs_scale_p0_on_every_seed_of_an_experiment(tmp_path):
     proc = subprocess.run([sys.executable, str(SCRIPTS / "scale_p0_table.py"), p0sim, str(exp)], capture_output=True,
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    rows = [line.split("|")[1:-1] for line in proc.stdout.splitlines()[2:]]
+    assert "after block 0" in proc.stdout
+    rows = scale_table_rows(proc.stdout)
     assert [r[0].strip() for r in rows] == ["main", "prefix-bidirectional"]
     for r in rows:
         assert r[1].strip() == "2"
         lo_hi = r[2].split("[")[1].rstrip("] ").split(",")
         mean = float(r[2].split("[")[0])
         assert float(lo_hi[0]) <= mean <= float(lo_hi[1])
+        # block 1 reads position 0 after block 0 through its norm, but the scale moves the keys of
+        # later positions too (their attention mixes position 0's state): some change, never negative
+        assert float(r[6].split("[")[0]) >= 0
+    # after the last block no layer is left to attend: the column is NaN, the loss still moves
+    last = subprocess.run([sys.executable, str(SCRIPTS / "scale_p0_table.py"), "--layer", "1", p0sim, str(exp), "main"],
+                          capture_output=True, text=True, timeout=300)
+    assert last.returncode == 0, last.stderr
+    (row,) = scale_table_rows(last.stdout)
+    assert row[6].strip().startswith("nan")
+    assert "after block 1" in last.stdout
+    for args in (["--layer", "9"], ["--layer", "x"]):
+        bad = subprocess.run([sys.executable, str(SCRIPTS / "scale_p0_table.py"), *args, p0sim, str(exp), "main"],
+                             capture_output=True, text=True, timeout=60)
+        assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
     bad = subprocess.run([sys.executable, str(SCRIPTS / "scale_p0_table.py"), p0sim, str(tmp_path)],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "usage" in bad.stderr
