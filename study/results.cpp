@@ -49,6 +49,10 @@ std::vector<ResultMetric> make_metrics() {
                  [](const RunMetrics& m) { return step_value(m.emerged_sink); }),
       run_metric("emerged_all", "first probe step from which all three claims hold to the end", "step", false,
                  [](const RunMetrics& m) { return step_value(m.emerged_all); }),
+      run_metric("high_norm_probes", "fraction of the probes at which the high-norm P0 holds, to the end or not",
+                 "fraction", true, [](const RunMetrics& m) { return m.high_norm_probes; }),
+      run_metric("sink_probes", "fraction of the probes at which the sink holds, to the end or not", "fraction", true,
+                 [](const RunMetrics& m) { return m.sink_probes; }),
       {"stage",
        "Peng et al.'s stage at the last probe (none, early, transitional, final)",
        false,
@@ -102,6 +106,13 @@ RunMetrics run_metrics(const sim::TrainResult& r) {
   m.emerged_sink = e.sink;
   if (e.identification && e.high_norm && e.sink) m.emerged_all = std::max({*e.identification, *e.high_norm, *e.sink});
   m.stage = last.stage;
+  const auto share = [&](bool sim::ProbeRecord::*claim) {
+    const auto held =
+        std::count_if(r.probes.begin(), r.probes.end(), [&](const sim::ProbeRecord& p) { return p.*claim; });
+    return static_cast<double>(held) / static_cast<double>(r.probes.size());
+  };
+  m.high_norm_probes = share(&sim::ProbeRecord::high_norm);
+  m.sink_probes = share(&sim::ProbeRecord::sink);
   return m;
 }
 

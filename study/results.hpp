@@ -26,7 +26,10 @@ struct RunMetrics {
   std::vector<sim::LayerProbe> layers;  // (L) of the last probe; per-layer columns read them
   std::optional<int> emerged_identification, emerged_high_norm, emerged_sink;
   std::optional<int> emerged_all;  // the step from which all three claims hold
-  std::string stage;               // of the last probe
+  // Fractions of the run's probes at which the claim held, whenever: a state that comes and goes
+  // has a share above 0 and no emergence step.
+  double high_norm_probes = 0.0, sink_probes = 0.0;
+  std::string stage;  // of the last probe
 };
 RunMetrics run_metrics(const sim::TrainResult& r);
 // A per-layer metric (sim/probe_metrics.hpp) of every layer of the run, in layer order.

@@ -69,11 +69,13 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
                          {"lo", json_number(iv.lo)},
                          {"hi", json_number(iv.hi)}});
     }
-    int id = 0, hn = 0, sk = 0;
+    int id = 0, hn = 0, sk = 0, hn_ever = 0, sk_ever = 0;
     for (const RunRecord* r : rs) {
       id += r->metrics.emerged_identification.has_value();
       hn += r->metrics.emerged_high_norm.has_value();
       sk += r->metrics.emerged_sink.has_value();
+      hn_ever += r->metrics.high_norm_probes > 0.0;
+      sk_ever += r->metrics.sink_probes > 0.0;
     }
     const long n_runs = static_cast<long>(rs.size());
     auto fraction = [&](int k) {
@@ -84,7 +86,10 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
         {"runs", rs.size()},
         {"metrics", metrics},
         {"emerged", {{"identification", id}, {"high_norm", hn}, {"sink", sk}}},
-        {"emerged_interval", {{"identification", fraction(id)}, {"high_norm", fraction(hn)}, {"sink", fraction(sk)}}}};
+        {"emerged_interval", {{"identification", fraction(id)}, {"high_norm", fraction(hn)}, {"sink", fraction(sk)}}},
+        // held at some probe, to the end or not: a state that came and went counts here only
+        {"ever", {{"high_norm", hn_ever}, {"sink", sk_ever}}},
+        {"ever_interval", {{"high_norm", fraction(hn_ever)}, {"sink", fraction(sk_ever)}}}};
   }
   v["variants"] = table;
 

@@ -85,8 +85,8 @@ TEST_CASE("experiment results.csv is byte-identical for --threads 1 and 2", "[cl
   CHECK(csv.rfind("variant,seed_index,seed,engine_version,loss,task_accuracy,first_trigger_accuracy,l1_active_attn_to_"
                   "0,final_loss,",
                   0) == 0);
-  CHECK(csv.find("emerged_identification,emerged_high_norm,emerged_sink,emerged_all,stage,p0_norm_ratio_l0,") !=
-        std::string::npos);
+  CHECK(csv.find("emerged_identification,emerged_high_norm,emerged_sink,emerged_all,high_norm_probes,sink_probes,stage,"
+                 "p0_norm_ratio_l0,") != std::string::npos);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 5);
   CHECK(csv.find("\nmain,0," + std::to_string(p0sim::derive_seed(3, "main", 0)) + ",") != std::string::npos);
   CHECK(csv.find("\nmain,1,") < csv.find("\nprefix-bidirectional,0,"));
@@ -165,9 +165,12 @@ TEST_CASE("experiment verdict.json names each claim with its test, p-value and p
     const auto& t = v["variants"][variant];
     CAPTURE(variant);
     CHECK(t["runs"] == 2);
+    // runs where a claim held at some probe include those where it held to the end
+    CHECK(t["ever"]["high_norm"].get<int>() >= t["emerged"]["high_norm"].get<int>());
+    CHECK(t["ever"]["sink"].get<int>() >= t["emerged"]["sink"].get<int>());
     const auto per_layer = std::count_if(p0sim::sim::layer_metrics().begin(), p0sim::sim::layer_metrics().end(),
                                          [](const p0sim::sim::LayerMetric& m) { return m.in_results; });
-    REQUIRE(t["metrics"].size() == static_cast<std::size_t>(4 + per_layer * 2));  // 4 scalars + per layer x 2 layers
+    REQUIRE(t["metrics"].size() == static_cast<std::size_t>(6 + per_layer * 2));  // 6 scalars + per layer x 2 layers
     const auto& loss = t["metrics"][0];
     CHECK(loss["metric"] == "loss");
     CHECK(loss["n"] == 2);

@@ -93,7 +93,8 @@ TEST_CASE("sweep results.csv is byte-identical for --threads 1 and 2, in canonic
   CHECK(rows[0].rfind(
             "d-model,seq-len,seed_index,seed,engine_version,loss,task_accuracy,first_trigger_accuracy,l1_active_attn_"
             "to_0,"
-            "final_loss,emerged_identification,emerged_high_norm,emerged_sink,emerged_all,stage,p0_norm_ratio_l0,",
+            "final_loss,emerged_identification,emerged_high_norm,emerged_sink,emerged_all,high_norm_probes,sink_probes,"
+            "stage,p0_norm_ratio_l0,",
             0) == 0);
   CHECK(rows[0].find("wall") == std::string::npos);  // timings live in timings.csv
   // Canonical order: axes by name, values ascending, last axis fastest, then the seed index.

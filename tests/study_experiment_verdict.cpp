@@ -227,4 +227,48 @@ TEST_CASE("the verdict's intervals stay inside their ranges and it reports effec
   CHECK_FALSE(make_verdict(c, names, 3, runs).contains("control_chance"));
 }
 
+TEST_CASE("a high norm or sink that came and went counts in the probe shares and as ever, not as emerged",
+          "[experiment][verdict]") {
+  // Probes at steps 0..3: the high norm holds at steps 1 and 2, the sink at step 2 only.
+  p0sim::sim::TrainResult r;
+  for (int step = 0; step < 4; ++step) {
+    p0sim::sim::ProbeRecord p;
+    p.step = step;
+    p.layers.resize(2);
+    p.high_norm = step == 1 || step == 2;
+    p.sink = step == 2;
+    r.probes.push_back(p);
+  }
+  r.emergence.high_norm.reset();  // analyse_trace's rule: held from some probe to the last
+  const RunMetrics m = run_metrics(r);
+  CHECK(m.high_norm_probes == 0.5);
+  CHECK(m.sink_probes == 0.25);
+  CHECK_FALSE(m.emerged_high_norm.has_value());
+
+  const ExperimentConfig c = parse_experiment_config(kConfig, "x.toml", "--config");
+  std::vector<RunRecord> runs = {record("main", 0, 0.9, true), record("main", 1, 0.9, true),
+                                 record("main", 2, 0.9, true), record("ctl", 0, 0.0, false),
+                                 record("ctl", 1, 0.0, false), record("ctl", 2, 0.0, false)};
+  runs[0].metrics.high_norm_probes = 0.5;  // came and went
+  runs[1].metrics.high_norm_probes = 0.25;
+  runs[1].metrics.emerged_high_norm = 3;  // and held from step 3 to the end
+  runs[2].metrics.sink_probes = 0.1;
+  const nlohmann::json v = make_verdict(c, {"main", "ctl"}, 3, runs);
+  const auto& main = v["variants"]["main"];
+  CHECK(main["emerged"]["high_norm"] == 1);
+  CHECK(main["ever"]["high_norm"] == 2);
+  CHECK(main["ever"]["sink"] == 1);
+  CHECK(v["variants"]["ctl"]["ever"]["high_norm"] == 0);
+  // 2 of 3 runs: Clopper-Pearson [0.0943, 0.9916]
+  CHECK_THAT(main["ever_interval"]["high_norm"]["lo"].get<double>(), WithinAbs(0.094299, 1e-5));
+  CHECK_THAT(main["ever_interval"]["high_norm"]["hi"].get<double>(), WithinAbs(0.991596, 1e-5));
+  bool summarised = false;
+  for (const auto& x : main["metrics"])
+    if (x["metric"] == "high_norm_probes") {
+      summarised = true;
+      CHECK_THAT(x["mean"].get<double>(), WithinAbs(0.25, 1e-12));
+    }
+  CHECK(summarised);
+}
+
 }  // namespace study_experiment_verdict_test
