@@ -13,6 +13,7 @@ out (listed under "missing"):
   text_long/results.csv         natural text, T = 256..1024 at 123 M tokens per run
   text_controls/verdict.json    natural text at T = 256: BOS, document starts, RoPE, sigmoid
   backcopy_nobos/verdict.json   Bigram-Backcopy without BOS and positions, and its controls
+  backcopy_long/verdict.json    the same, main and bos trained 4 times longer (4000 steps)
   guo_backcopy/effects.json     Guo et al.'s Bigram-Backcopy replication, with and without BOS
 
 Claims (the seed paper's circuit, and the published setting as the positive control):
@@ -47,6 +48,7 @@ EXPERIMENTS = [
     ("no_norm", "firstrecall without norm layers (y = g x)", ("high_norm", "sink"), "none-bos"),
     ("text_controls", "natural text, T = 256, 12.3 M tokens", ("high_norm", "sink"), "bos"),
     ("backcopy_nobos", "Guo et al.'s Bigram-Backcopy, 3 layers, NoPE", ("high_norm", "sink"), "bos"),
+    ("backcopy_long", "Guo et al.'s Bigram-Backcopy, 3 layers, NoPE, 4000 steps", ("high_norm", "sink"), "bos"),
 ]
 CLAIMS = {
     "identification": "the causal mask alone lets a model find position 0",
@@ -130,9 +132,14 @@ def bos_control(verdict, bos_variant, label, results):
 
 
 def variant_emerged(verdict, variant, claim, study, setting):
+    """The variant's runs where the claim emerged (held from some probe to the end) and, where the
+    verdict counts them (verdicts written since the probe-share columns), the runs where it held at
+    some probe: a state that came and went."""
     v = verdict["variants"][variant]
-    return {"study": study, "setting": setting, "measure": f"runs where {claim} emerged",
-            "main": {"variant": variant, "emerged": count(v["emerged"][claim], v["runs"])}}
+    main = {"variant": variant, "emerged": count(v["emerged"][claim], v["runs"])}
+    if claim in v.get("ever", {}):
+        main["ever"] = count(v["ever"][claim], v["runs"])
+    return {"study": study, "setting": setting, "measure": f"runs where {claim} emerged", "main": main}
 
 
 # ---- natural text: one row per run of results.csv ----
@@ -256,6 +263,15 @@ def status(claim, evidence):
             positive.append(e)
     if positive:
         return "supported in " + ", ".join(sorted({e["study"] for e in positive}))
+    # held at some probe in most runs, but not to the end: said beside whatever the status is
+    came_and_went = sorted({e["study"] for e in evidence
+                            if "ever" in e.get("main", {}) and e["main"]["ever"]["k"] > e["main"]["ever"]["n"] / 2})
+    transient = f"; transient in {', '.join(came_and_went)} (held in most runs for part of training, not to its end)" \
+        if came_and_went else ""
+    return status_without_support(claim, evidence, undecided) + transient
+
+
+def status_without_support(claim, evidence, undecided):
     if undecided:
         where = defaultdict(list)
         for e in undecided:  # text settings by context length, experiments by their setting
@@ -349,7 +365,8 @@ def main(argv):
                     "or where it emerged in most runs of a setting (a text setting only once its held-out loss is past "
                     "the bigram plateau; and for sink, in every study, only where a BOS variant at the same budget "
                     "sank in most runs, in any layer where the runs' results.csv shows it; otherwise not "
-                    "decidable). bos_sink: "
+                    "decidable); \"emerged\" = held from some probe to the end, and a claim that held at some probe "
+                    "in most runs of a study but not to the end is called transient there. bos_sink: "
                     "supported where the Clopper-Pearson interval of the BOS runs with a sink lies above 0.5. A Guo et al. "
                     "effect counts for its claim (the dormant head for bos_sink, position 0 without BOS for sink) "
                     "when it is reproduced at enough seeds for p < 0.05 (guo_backcopy/effects.md).")}
@@ -407,6 +424,8 @@ def markdown(v):
                       f"{fmt_count(e['control']['emerged'])}")
             elif "emerged" in e.get("main", {}):
                 ev = f"{e['measure']} ({e['main']['variant']}): {fmt_count(e['main']['emerged'])}"
+                if "ever" in e["main"]:
+                    ev += f"; held at some probe, to the end or not: {fmt_count(e['main']['ever'])}"
             elif "comparison" in e:
                 p = e["p_value"]
                 ev = (f"{e['measure']}, {e['comparison']}: {fmt_interval(e['difference'], 3)}"

@@ -382,6 +382,15 @@ def test_the_cross_study_verdict_counts_each_variant_of_a_search(tmp_path):
     got = claims()
     assert got["sink"]["status"] == "not supported"
     assert got["sink"]["evidence"][0]["positive_control"] == "text_controls bos sank in 3/5 runs (any layer, last probe)"
+    # A high norm that held at some probe in 3 of 5 main runs but to the end in none: not supported by
+    # the emergence rule, and called transient; in 2 of 5 (not most) it is not
+    variants["main"]["ever"] = {"high_norm": 3, "sink": 1}
+    got = claims()
+    assert got["high_norm"]["status"] == ("not supported; transient in text_controls (held in most runs for part of "
+                                          "training, not to its end)")
+    assert got["high_norm"]["evidence"][0]["main"]["ever"]["k"] == 3
+    variants["main"]["ever"]["high_norm"] = 2
+    assert claims()["high_norm"]["status"] == "not supported"
 
 
 def test_the_committed_cross_study_verdict_is_what_the_committed_studies_give(tmp_path):
