@@ -2,7 +2,7 @@
 # Guo et al. (2024)'s Bigram-Backcopy replication (configs/guo_backcopy.toml): every arm of
 # docs/search/guo_backcopy/README.md for each seed, two runs at a time; then the curves, the table
 # and the effects over seeds into docs/search/guo_backcopy/ (scripts/guo_figures.py, from the runs
-# finished so far). Resumable: a run whose directory holds a summary.json is kept, one with a
+# finished so far under OUT, of any seed). Resumable: a run whose directory holds a summary.json is kept, one with a
 # checkpoint continues from it. About 2.8 core-hours per seed (1.4 hours of two cores).
 #   bash scripts/guo_replication.sh [OUT]     (default out/guo: OUT/seed-S/ARM; env P0SIM_BIN,
 #                                              SEEDS, default "1 2 3 4 5")
@@ -41,11 +41,13 @@ for seed in $seeds; do
   done
 done
 wait
+# The figures use every finished run under OUT, not only this call's SEEDS, so a later call with new
+# seeds never redraws the docs from fewer seeds than OUT holds.
 args=()
 for name in $order; do
   dirs=""
-  for seed in $seeds; do
-    [ -f "$out/seed-$seed/$name/summary.json" ] && dirs="$dirs${dirs:+,}$out/seed-$seed/$name"
+  for dir in "$out"/seed-*/"$name"; do
+    [ -f "$dir/summary.json" ] && dirs="$dirs${dirs:+,}$dir"
   done
   args+=("$name=$dirs")
 done
