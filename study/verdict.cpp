@@ -87,7 +87,7 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
         {"metrics", metrics},
         {"emerged", {{"identification", id}, {"high_norm", hn}, {"sink", sk}}},
         {"emerged_interval", {{"identification", fraction(id)}, {"high_norm", fraction(hn)}, {"sink", fraction(sk)}}},
-        // held at some probe, to the end or not: a state that came and went counts here only
+        // held at some probe, to the end or not: a state that came and went counts here, not in emerged
         {"ever", {{"high_norm", hn_ever}, {"sink", sk_ever}}},
         {"ever_interval", {{"high_norm", fraction(hn_ever)}, {"sink", fraction(sk_ever)}}}};
   }
