@@ -43,7 +43,7 @@ def main(argv):
     # printed only when every run has been scaled: a failure leaves no partial table
     lines = [f"Position 0 scaled by alpha after block {layer}.", ""]
     lines.append("| variant | seeds | slope at alpha = 1 | loss(0.5) - loss(1) | loss(2) - loss(1) | loss(4) - loss(1) "
-          "| largest change in later attention to key 0 |")
+                 "| largest change in later attention to key 0 |")
     lines.append("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for v in variants:
@@ -62,8 +62,8 @@ def main(argv):
                 for a in diffs:
                     diffs[a].append(float(rows[a]["loss"]) - base)
                 attn.append(later_attention_change(rows))
-            lines.append(f"| {v} | {len(slope)} | {cell(slope, 4)} | " + " | ".join(cell(diffs[a], 4) for a in diffs) +
-                  f" | {cell(attn, 4)} |")
+            lines.append(f"| {v} | {len(slope)} | {cell(slope, 4)} | " + " | ".join(cell(diffs[a], 4) for a in diffs)
+                         + f" | {cell(attn, 4)} |")
     print("\n".join(lines))
     return 0
 
