@@ -14,8 +14,9 @@ et al. plot it) and its largest ratio over blocks to the median norm elsewhere (
 Writes OUT_DIR/curves.gp (a gnuplot script holding every number it draws; `gnuplot curves.gp`
 redraws curves.png: the mean over seeds, and the range over seeds as a band), OUT_DIR/table.md
 (the last probe: mean [95% bootstrap percentile interval] over seeds) and OUT_DIR/effects.md and
-effects.json: each of Guo et al.'s effects as a difference with its interval, Cohen's d and an
-exact permutation p (scripts/interval.py). Guo et al.'s values, decoded
+effects.json: each of Guo et al.'s effects as a difference with its interval, an effect size and a
+p-value (an exact permutation test between two arms, a one-sample t-test of the per-seed change
+within one; scripts/interval.py). Guo et al.'s values, decoded
 from their repository's saved figure data (docs/literature/guo2024_bigram_backcopy.md), are drawn as
 points: 1-layer Adam (steps 0, 140, 300, 1000) and the 3-layer BOS residual after layer 0 with Adam
 and with SGD (steps 0, 1000, 2000).
@@ -29,7 +30,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from interval import bootstrap, bootstrap_difference, cell, cohens_d, finite_or_null, permutation_p  # noqa: E402
+from interval import (bootstrap, bootstrap_difference, cell, cohens_d, finite_or_null, one_sample_test,  # noqa: E402
+                      permutation_p)
 
 GUO_1L_ADAM = {"step": [0, 140, 300, 1000], "attn": [0.022, 0.054, 0.56, 0.78], "value": [5.2, 9.1, 5.5, 3.5],
                "res": [24.3, 30.5, 25.4, 27.0]}
@@ -178,12 +180,16 @@ def effect_rows(arms):
         seeds = [len(arms[a])] + ([len(arms[b])] if b else [])
         d = p = float("nan")
         if series is None:  # the drain, per seed, against 1
-            mean, lo, hi = bootstrap([drain(r["value"]) for r in arms[a]])
-            yes, no = hi < 1, lo >= 1
+            values = [drain(r["value"]) for r in arms[a]]
+            mean, lo, hi = bootstrap(values)
+            d, p = one_sample_test(values, 1.0)
+            yes, no = hi < 1 and p < ALPHA, lo >= 1
             label = f"{a}: last / peak"
         elif b is None:  # a rise over training, per seed
-            mean, lo, hi = bootstrap([last(series(r)) - series(r)[0] for r in arms[a]])
-            yes, no = lo > 0, hi <= 0
+            values = [last(series(r)) - series(r)[0] for r in arms[a]]
+            mean, lo, hi = bootstrap(values)
+            d, p = one_sample_test(values)
+            yes, no = lo > 0 and p < ALPHA, hi <= 0
             label = f"{a}: last - step 0"
         else:
             xa, xb = [last(series(r)) for r in arms[a]], [last(series(r)) for r in arms[b]]
@@ -207,7 +213,8 @@ def effect_rows(arms):
         else:
             verdict = "yes" if yes else "no" if no else "not decidable at these seeds"
         rows.append({"effect": name, "theirs": theirs, "quantity": quantity, "comparison": label, "seeds": seeds,
-                     "mean": mean, "lo": lo, "hi": hi, "cohens_d": d, "permutation_p": p, "rule": rule,
+                     "mean": mean, "lo": lo, "hi": hi, "cohens_d": d, "p": p,
+                     "test": "exact permutation" if b is not None else "one-sample t", "rule": rule,
                      "reproduced": verdict})
     return rows
 
@@ -299,10 +306,12 @@ def main(argv):
         f.write("\n".join(table) + "\n")
 
     effects = effect_rows(arms)
-    lines = ["Each effect as a difference over seeds at the last probe: mean [95% bootstrap percentile interval];",
-             "Cohen's d and the exact two-sided permutation p for two arms (scripts/interval.py); a two-arm effect",
-             "counts as reproduced when its interval is on the stated side and p < 0.05; \"no\" needs the interval",
-             "on the other side (and p < 0.05 where it claims a difference); anything between is not decidable.", "",
+    lines = ["Each effect as a difference over seeds at the last probe: mean [95% bootstrap percentile interval].",
+             "Two arms: Cohen's d and the exact two-sided permutation p. One arm (a change within each seed, or a",
+             "ratio against 1): d = mean change / its standard deviation and the two-sided one-sample t-test's p",
+             "(scripts/interval.py). An effect counts as reproduced when its interval is on the stated side and",
+             "p < 0.05; \"no\" needs the interval on the other side (and p < 0.05 where it claims a difference);",
+             "anything between is not decidable.", "",
              "| effect | Guo et al. | quantity | comparison | seeds | difference | d | p | reproduced |",
              "|---|---|---|---|---|---|---:|---:|---|"]
     for e in effects:
@@ -311,7 +320,7 @@ def main(argv):
 
         lines.append(f"| {md(e['effect'])} | {md(e['theirs'])} | {md(e['quantity'])} | {e['comparison']} | "
                      f"{'/'.join(map(str, e['seeds']))} | {e['mean']:.3f} [{fmt(e['lo'])}, {fmt(e['hi'])}] | "
-                     f"{fmt(e['cohens_d'], 2)} | {fmt(e['permutation_p'], 2)} | "
+                     f"{fmt(e['cohens_d'], 2)} | {fmt(e['p'], 2)} | "
                      f"{e['reproduced']}: {e['rule']} |")
     with open(os.path.join(out, "effects.md"), "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -62,6 +62,45 @@ def cohens_d(a, b):
     return (ma - mb) / pooled if pooled > 0 else float("nan")
 
 
+def student_t_p(t, df):
+    """Two-sided p of Student's t with an integer number of degrees of freedom, in closed form
+    (Abramowitz and Stegun 26.7.3-4: a finite series in theta = atan(|t| / sqrt(df)))."""
+    if df < 1:
+        return float("nan")
+    if math.isinf(t):
+        return 0.0
+    theta = math.atan(abs(t) / math.sqrt(df))
+    c2, s = math.cos(theta) ** 2, math.sin(theta)
+    if df % 2:  # odd: (2/pi) (theta + sin cos (1 + 2/3 cos^2 + 2*4/(3*5) cos^4 + ...))
+        term, series = 1.0, 1.0 if df > 1 else 0.0
+        for k in range(1, (df - 1) // 2):
+            term *= c2 * (2 * k) / (2 * k + 1)
+            series += term
+        inside = 2 / math.pi * (theta + s * math.cos(theta) * series)
+    else:  # even: sin (1 + 1/2 cos^2 + 1*3/(2*4) cos^4 + ...)
+        term = series = 1.0
+        for k in range(1, df // 2):
+            term *= c2 * (2 * k - 1) / (2 * k)
+            series += term
+        inside = s * series
+    return min(1.0, max(0.0, 1.0 - inside))
+
+
+def one_sample_test(values, null=0.0):
+    """(d, p) for values against a null mean: the effect size (mean - null) / standard deviation and
+    the two-sided one-sample t-test's p (n - 1 degrees of freedom). For per-seed changes, where each
+    seed is its own baseline, so no relabelling test applies; NaN below two values. Values that do
+    not vary have no d (NaN) and p = 0 (p = 1 when they sit at the null)."""
+    n = len(values)
+    if n < 2:
+        return float("nan"), float("nan")
+    mean = sum(values) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in values) / (n - 1))
+    if sd == 0:
+        return float("nan"), 1.0 if mean == null else 0.0
+    return (mean - null) / sd, student_t_p((mean - null) / (sd / math.sqrt(n)), n - 1)
+
+
 def permutation_p(a, b, exact_limit=200000):
     """Two-sided permutation test of a difference in means: the share of relabellings of the pooled
     values whose |difference| reaches the observed one. Exact (every split) when there are at most

@@ -239,7 +239,10 @@ def guo_effect(effects, name, study, setting):
         return None
     return {"study": study, "setting": setting, "measure": e["quantity"], "comparison": e["comparison"],
             "difference": {"mean": e["mean"], "lo": e["lo"], "hi": e["hi"]}, "seeds": e["seeds"],
-            "cohens_d": e["cohens_d"], "p_value": e["permutation_p"], "reproduced": e["reproduced"]}
+            "cohens_d": e["cohens_d"],
+            # files written before one-arm effects had a test name their p "permutation_p"
+            "p_value": e.get("p", e.get("permutation_p")), "test": e.get("test", "exact permutation"),
+            "reproduced": e["reproduced"]}
 
 
 def status(claim, evidence):

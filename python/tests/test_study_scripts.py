@@ -14,7 +14,8 @@ from pathlib import Path
 
 SCRIPTS = Path(os.environ["P0SIM_SOURCE_DIR"]) / "scripts"
 sys.path.insert(0, str(SCRIPTS))
-from interval import bootstrap, bootstrap_difference, clopper_pearson, cohens_d, permutation_p  # noqa: E402
+from interval import (bootstrap, bootstrap_difference, clopper_pearson, cohens_d, one_sample_test,  # noqa: E402
+                      permutation_p, student_t_p)
 
 TRACE_HEADER = ["step", "layer", "p0_norm_ratio", "p0_cos", "massive_ratio", "massive_ratio_rest", "sink_1", "loss"]
 
@@ -136,6 +137,19 @@ def test_the_permutation_test_is_exact_for_five_against_five():
     assert math.isnan(cohens_d([1.0], [2.0, 3.0]))
 
 
+def test_the_t_test_gives_the_tabled_critical_values_and_the_effect_size_of_a_change():
+    # the two-sided 5% critical values of Student's t (any table): p = 0.05 at each
+    for t, df in ((12.7062047, 1), (4.30265273, 2), (3.18244631, 3), (2.77644511, 4), (2.26215716, 9)):
+        assert abs(student_t_p(t, df) - 0.05) < 1e-8
+    assert student_t_p(1.0, 1) == 0.5  # Cauchy: P(|T| > 1) = 1/2
+    assert student_t_p(0.0, 6) == 1.0
+    # changes 1, 2, 3 against 0: mean 2, sd 1, d = 2, t = 2 sqrt(3) on 2 df
+    d, p = one_sample_test([1.0, 2.0, 3.0])
+    assert d == 2.0 and abs(p - (1 - 2 * math.sqrt(3) / math.sqrt(2 + 12))) < 1e-12
+    assert one_sample_test([0.5, 0.5])[1] == 0.0 and math.isnan(one_sample_test([0.5, 0.5])[0])
+    assert math.isnan(one_sample_test([0.5])[1])
+
+
 def test_the_count_interval_and_the_difference_interval_have_their_known_bounds():
     # Clopper-Pearson at n = 10 (the verdict's C++ gives the same): 0/10 -> [0, 0.3085], 10/10 ->
     # [0.6915, 1], 2/10 -> [0.0252, 0.5561]
@@ -200,7 +214,11 @@ def test_guo_effects_are_tested_over_seeds_and_undecided_at_one_seed(tmp_path):
     effects = {e["effect"]: e for e in json.loads((out / "effects.json").read_text())["effects"]}
     peak = effects["residual peak needs Adam (3 layers, after block 0)"]
     assert peak["mean"] == 11.0 and peak["seeds"] == [5, 5]
-    assert peak["permutation_p"] == 2 / 252 and peak["reproduced"] == "yes"  # 34..38 against 23..27
+    assert peak["p"] == 2 / 252 and peak["test"] == "exact permutation" and peak["reproduced"] == "yes"
+    # one arm: the per-seed rise 0.48..0.52 (mean 0.5, sd 0.0158): d = 31.6, t = 70.7 on 4 df
+    dormant = effects["dormant head, 1 layer"]
+    assert dormant["test"] == "one-sample t" and abs(dormant["cohens_d"] - 0.5 / math.sqrt(0.00025)) < 1e-9
+    assert 0 < dormant["p"] < 1e-6 and dormant["reproduced"] == "yes"
     assert effects["value drain, 1 layer"]["reproduced"] == "yes"  # rose 5 -> 10, then down to 0.4 of it
     assert effects["without BOS and positions, position 0 takes BOS's role (3 layers)"]["reproduced"] == "no"
     assert abs(effects["dormant head, 1 layer"]["mean"] - 0.5) < 1e-12
@@ -222,6 +240,18 @@ def test_guo_effects_are_tested_over_seeds_and_undecided_at_one_seed(tmp_path):
     assert proc.returncode == 0, proc.stderr
     effects = {e["effect"]: e for e in json.loads((tmp_path / "two" / "effects.json").read_text())["effects"]}
     assert effects["residual peak needs Adam (3 layers, after block 0)"]["reproduced"].startswith("not decidable")
+
+    # one arm whose interval is above 0 but whose rise is not significant: changes 0.08 and 0.58 give
+    # t = 1.32 on 1 df, p = 0.41, so the rise is not decidable at two seeds
+    noisy = [write_guo_run(tmp_path / "noisy", "adam_L1", seed, 1, [0.02, 0.3, 0.1 + 0.5 * seed], [5, 10, 4],
+                           [24, 30, 40], [1.0, 0.8, 0.7]) for seed in range(2)]
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "guo_figures.py"), str(tmp_path / "no"),
+                           "adam_L1=" + ",".join(map(str, noisy))], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    dormant = {e["effect"]: e for e in json.loads((tmp_path / "no" / "effects.json").read_text())["effects"]}[
+        "dormant head, 1 layer"]
+    assert dormant["lo"] > 0 and abs(dormant["p"] - 0.4127) < 1e-3
+    assert dormant["reproduced"] == "not decidable at these seeds"
 
     # a value that only falls is no drain: the drain is a rise and then a fall
     falls = [write_guo_run(tmp_path / "falls", "adam_L1", seed, 1, [0.02, 0.3, 0.5], [10, 8, 4], [24, 30, 40],
