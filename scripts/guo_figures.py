@@ -141,6 +141,10 @@ EFFECTS = [
      ("attention to BOS from non-triggers", lambda r: r["attn"]), "rises: interval above 0"),
     ("dormant head, 3 layers (last layer)", "forms in the last layer", "adam_L3", None,
      ("attention to BOS from non-triggers", lambda r: r["attn"]), "rises: interval above 0"),
+    # added after the second seed's dormant head formed in layer 1 instead: where in the stack it forms
+    # varies by seed, so the last-layer row above tests Guo et al.'s placement and this one the head
+    ("dormant head, 3 layers (largest over layers)", "(a dormant head in any layer)", "adam_L3", None,
+     ("attention to BOS from non-triggers, largest over layers", lambda r: r["attn_max"]), "rises: interval above 0"),
     ("value drain, 1 layer", "|W_o v_BOS| 5.2 -> peak 9.1 -> 3.5", "adam_L1", None,
      ("|W_o v_BOS| last / peak after a rise", None), "drains: interval below 1"),
     ("residual peak needs Adam (3 layers, after block 0)", "|h_BOS| Adam 24 -> 34 -> 43, SGD 24 -> 26",
@@ -152,6 +156,10 @@ EFFECTS = [
      ("attention to BOS from non-triggers", lambda r: r["attn"]), "ReLU below softmax: interval below 0"),
     ("without BOS and positions, position 0 takes BOS's role (3 layers)", "(the seed paper's claim; not Guo et al.'s)",
      "nope_L3_nobos", "adam_L3", ("attention to position 0 from non-triggers", lambda r: r["attn"]),
+     f"within {ROLE_MARGIN} of BOS or above: interval above -{ROLE_MARGIN}"),
+    ("without BOS and positions, position 0 takes BOS's role (3 layers, largest over layers)",
+     "(the seed paper's claim; not Guo et al.'s)", "nope_L3_nobos", "adam_L3",
+     ("attention to position 0 from non-triggers, largest over layers", lambda r: r["attn_max"]),
      f"within {ROLE_MARGIN} of BOS or above: interval above -{ROLE_MARGIN}"),
     # configs/backcopy_nobos.toml: both arms without positions, so BOS is the only difference
     ("dormant head on BOS without positions (3 layers, NoPE)", "(the positive control of the no-BOS test)",

@@ -349,11 +349,15 @@ def main(argv):
             missing.append(f"{study}/results.csv")
     if path("guo_backcopy", "effects.json"):
         g = json.load(open(path("guo_backcopy", "effects.json")))
-        for name, claim, setting in (
-                ("dormant head, 1 layer", "bos_sink", "Guo et al.'s Bigram-Backcopy, 1 layer, BOS"),
-                ("dormant head, 3 layers", "bos_sink", "Guo et al.'s Bigram-Backcopy, 3 layers, BOS"),
-                ("without BOS", "sink", "Guo et al.'s Bigram-Backcopy, 3 layers, no BOS, NoPE")):
-            e = guo_effect(g, name, "guo_backcopy", setting)
+        # In 3 layers the head may form in any layer (seed 2's in the middle one): the largest over layers
+        # where the effects file has it (files from before it have the last layer only).
+        for names, claim, setting in (
+                (["dormant head, 1 layer"], "bos_sink", "Guo et al.'s Bigram-Backcopy, 1 layer, BOS"),
+                (["dormant head, 3 layers (largest", "dormant head, 3 layers"], "bos_sink",
+                 "Guo et al.'s Bigram-Backcopy, 3 layers, BOS"),
+                (["without BOS and positions, position 0 takes BOS's role (3 layers, largest", "without BOS"], "sink",
+                 "Guo et al.'s Bigram-Backcopy, 3 layers, no BOS, NoPE")):
+            e = next(filter(None, (guo_effect(g, name, "guo_backcopy", setting) for name in names)), None)
             if e:
                 evidence[claim].append(e)
     else:

@@ -220,7 +220,10 @@ def test_guo_effects_are_tested_over_seeds_and_undecided_at_one_seed(tmp_path):
     assert dormant["test"] == "one-sample t" and abs(dormant["cohens_d"] - 0.5 / math.sqrt(0.00025)) < 1e-9
     assert 0 < dormant["p"] < 1e-6 and dormant["reproduced"] == "yes"
     assert effects["value drain, 1 layer"]["reproduced"] == "yes"  # rose 5 -> 10, then down to 0.4 of it
+    assert effects["dormant head, 3 layers (largest over layers)"]["reproduced"] == "yes"
     assert effects["without BOS and positions, position 0 takes BOS's role (3 layers)"]["reproduced"] == "no"
+    assert effects["without BOS and positions, position 0 takes BOS's role (3 layers, largest over layers)"][
+        "reproduced"] == "no"
     assert abs(effects["dormant head, 1 layer"]["mean"] - 0.5) < 1e-12
     assert effects["ReLU attention removes the sink (1 layer)"]["reproduced"] == "yes"
     assert "| adam_L3 | 5 | 3 |" in (out / "table.md").read_text()
