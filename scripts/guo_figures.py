@@ -13,7 +13,8 @@ and the norm of position 0's residual after block 0 (trace.csv p0_norm: the resi
 et al. plot it) and its largest ratio over blocks to the median norm elsewhere (p0_norm_ratio).
 Writes OUT_DIR/curves.gp (a gnuplot script holding every number it draws; `gnuplot curves.gp`
 redraws curves.png: the mean over seeds, and the range over seeds as a band), OUT_DIR/table.md
-(the last probe: mean [95% bootstrap percentile interval] over seeds) and OUT_DIR/effects.md and
+(the last probe: mean [95% bootstrap percentile interval] over seeds; and each multi-layer run
+layer by layer, since where the dormant head forms varies by seed) and OUT_DIR/effects.md and
 effects.json: each of Guo et al.'s effects as a difference with its interval, an effect size and a
 p-value (an exact permutation test between two arms, a one-sample t-test of the per-seed change
 within one; scripts/interval.py). Guo et al.'s values, decoded
@@ -56,6 +57,7 @@ def load(run_dir):
     # dormant head can form in layer 0 (BOS is told apart there by its token alone)
     attn_layers = {l: [number(r["attn_to_0_rest"]) for r in all_heads if int(r["layer"]) == l]
                    for l in sorted({int(r["layer"]) for r in all_heads})}
+    value_layers = {l: [number(r["value_out_norm_0"]) for r in all_heads if int(r["layer"]) == l] for l in attn_layers}
     with open(os.path.join(run_dir, "summary.json")) as f:
         summary = json.load(f)
     layers = sorted({int(r["layer"]) for r in trace})
@@ -65,6 +67,9 @@ def load(run_dir):
         "attn_layers": attn_layers,
         "attn_max": [max(v) for v in zip(*attn_layers.values())],
         "value": [number(r["value_out_norm_0"]) for r in heads],
+        "value_layers": value_layers,
+        "name": next((part for part in reversed(os.path.normpath(run_dir).split(os.sep))
+                      if re.fullmatch(r"seed-\d+", part)), os.path.basename(os.path.normpath(run_dir))),
         "p0_norm": {l: [number(r["p0_norm"]) for r in trace if int(r["layer"]) == l] for l in layers},
         "rest_norm": {l: [number(r["rest_norm"]) for r in trace if int(r["layer"]) == l] for l in layers},
         "ratio": {l: [number(r["p0_norm_ratio"]) for r in trace if int(r["layer"]) == l] for l in layers},
@@ -310,6 +315,21 @@ def main(argv):
                      f"{seeds[0]['step'][-1]} | {cell([r['loss'][-1] for r in seeds], 3)} | "
                      f"{cell([r['accuracy'][-1] for r in seeds], 3)} | {cell([r['attn'][-1] for r in seeds], 3)} | {attn} | "
                      f"{cell([r['value'][-1] for r in seeds])} | {p0} | {rest} |")
+    # Where in the stack the dormant head forms varies by seed: each multi-layer run's last probe per layer.
+    per_seed = [(name, r) for name, seeds in arms.items() for r in seeds if len(r["attn_layers"]) > 1]
+    if per_seed:
+        table += ["", "Per run with more than one layer, last probe, by layer (block): attention to position 0 from",
+                  "non-trigger queries, |W_o v_0| and |h_0| / median |h_t|, and the layer whose attention to position 0",
+                  "is the largest (the dormant head's, where one formed).", "",
+                  "| run | seed | layer most on 0 | attn to 0 per layer | \\|W_o v_0\\| per layer | \\|h_0\\| / median per block |",
+                  "|---|---|---:|---|---|---|"]
+        for name, r in per_seed:
+            layers = sorted(r["attn_layers"])
+            most = max(layers, key=lambda l: r["attn_layers"][l][-1])
+            table.append(f"| {name} | {r['name']} | {most} | "
+                         + " / ".join(f"{r['attn_layers'][l][-1]:.3f}" for l in layers) + " | "
+                         + " / ".join(f"{r['value_layers'][l][-1]:.1f}" for l in layers) + " | "
+                         + " / ".join(f"{r['ratio'][l][-1]:.2f}" for l in sorted(r["ratio"])) + " |")
     with open(os.path.join(out, "table.md"), "w") as f:
         f.write("\n".join(table) + "\n")
 

@@ -289,6 +289,9 @@ def test_guo_effects_are_tested_over_seeds_and_undecided_at_one_seed(tmp_path):
     assert abs(matched["mean"] - 0.76) < 1e-12 and matched["comparison"] == "main - bos (at matched accuracy)"
     assert "| bos | 5 | 3 | softmax | adamw | 0.0003 | 100 |" in (tmp_path / "nope-out" / "table.md").read_text()
     assert "| 0.820 / 0.010 / 0.010 |" in (tmp_path / "nope-out" / "table.md").read_text()
+    # per run, the layer with the most attention to position 0: BOS's head in layer 0 (0.80 + 0.01 seed)
+    assert "| bos | seed-4 | 0 | 0.840 / 0.010 / 0.010 | 3.0 / 3.0 / 3.0 | 1.90 / 1.90 / 1.90 |" in (
+        tmp_path / "nope-out" / "table.md").read_text()
 
 
 def write_text_study(docs, study, rows, heldout):
