@@ -434,10 +434,11 @@ def markdown(v):
                 if "ever" in e["main"]:
                     ev += f"; held at some probe, to the end or not: {fmt_count(e['main']['ever'])}"
             elif "comparison" in e:
-                p = e["p_value"]
+                p, d = e["p_value"], e["cohens_d"]
+                tested = p is not None and p == p and min(e["seeds"]) >= 2
                 ev = (f"{e['measure']}, {e['comparison']}: {fmt_interval(e['difference'], 3)}"
-                      + ("" if p is None or p != p or min(e["seeds"]) < 2 else f", p = {p:.2g}") + f" over {'/'.join(map(str, e['seeds']))} "
-                      f"seeds: {e['reproduced']}")
+                      + (f", d = {fmt_number(d, '.2f')}, p = {p:.2g} ({e['test']})" if tested else "")
+                      + f" over {'/'.join(map(str, e['seeds']))} seeds: {e['reproduced']}")
             else:  # a text setting
                 key = "sink_1" if c["claim"] == "sink" else "max_p0_norm_ratio"
                 runs = e["sink_runs"] if c["claim"] == "sink" else e["high_norm_runs"]
