@@ -3,7 +3,7 @@
 # docs/search/guo_backcopy/README.md for each seed, two runs at a time; then the curves, the table
 # and the effects over seeds into docs/search/guo_backcopy/ (scripts/guo_figures.py, from the runs
 # finished so far under OUT, of any seed). Resumable: a run whose directory holds a summary.json is kept, one with a
-# checkpoint continues from it. About 2.8 core-hours per seed (1.4 hours of two cores).
+# checkpoint continues from it. About 1.5 core-hours per seed on a quiet machine (45 minutes of two cores).
 #   bash scripts/guo_replication.sh [OUT]     (default out/guo: OUT/seed-S/ARM; env P0SIM_BIN,
 #                                              SEEDS, default "1 2 3 4 5")
 set -euo pipefail
