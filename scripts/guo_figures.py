@@ -181,6 +181,22 @@ EFFECTS = [
      f"at matched accuracy, within {ROLE_MARGIN} of BOS or above: interval above -{ROLE_MARGIN}"),
     ("value drain at position 0 without BOS (3 layers, NoPE)", "BOS's drain: |W_o v_BOS| up, then down",
      "main", None, ("|W_o v_0| last / peak after a rise", None), "drains: interval below 1"),
+    # configs/backcopy_nobos.toml's controls, no BOS in either (rules set before their runs finished):
+    # positions tell position 0 apart by more than the mask; sigmoid attention needs no key to park on
+    ("with positions (RoPE), position 0 takes BOS's role (3 layers)", "(the seed paper's claim; not Guo et al.'s)",
+     "rope", "bos", ("attention to position 0 from non-triggers, largest over layers", lambda r: r["attn_max"]),
+     f"within {ROLE_MARGIN} of BOS or above: interval above -{ROLE_MARGIN}"),
+    ("positions change position 0's attention without BOS (3 layers)", "(a control: RoPE against NoPE)",
+     "rope", "main", ("attention to position 0 from non-triggers, largest over layers", lambda r: r["attn_max"]),
+     "differs: interval excludes 0"),
+    ("with sigmoid attention, position 0 takes BOS's role (3 layers, NoPE)",
+     "(Gu et al.: almost no sinks with sigmoid attention)", "sigmoid", "bos",
+     ("attention to position 0 from non-triggers, largest over layers", lambda r: r["attn_max"]),
+     f"within {ROLE_MARGIN} of BOS or above: interval above -{ROLE_MARGIN}"),
+    ("sigmoid attention changes position 0's attention without BOS (3 layers, NoPE)",
+     "(a control: sigmoid against softmax)", "sigmoid", "main",
+     ("attention to position 0 from non-triggers, largest over layers", lambda r: r["attn_max"]),
+     "differs: interval excludes 0"),
 ]
 
 
@@ -215,6 +231,8 @@ def effect_rows(arms):
                 yes, no = lo > -ROLE_MARGIN, hi < -ROLE_MARGIN and p < ALPHA
             elif "below 0" in rule:
                 yes, no = hi < 0 and p < ALPHA, lo >= 0
+            elif "excludes 0" in rule:  # two-sided: "no" would need an equivalence margin, so never said
+                yes, no = (lo > 0 or hi < 0) and p < ALPHA, False
             else:
                 yes, no = lo > 0 and p < ALPHA, hi <= 0
             label = f"{a} - {b}" + (" (at matched accuracy)" if rule.startswith("at matched accuracy") else "")
