@@ -13,6 +13,25 @@ namespace p0sim::study {
 namespace fs = std::filesystem;
 using namespace p0sim::sim;
 
+namespace {
+
+// A finished run's record is its final checkpoint without the weights and optimiser state: the
+// train log and probe records its metrics are computed from, a few hundred kilobytes where the
+// checkpoint of a d = 256 model is tens of megabytes. A run directory kept without its checkpoint/
+// and weights/ (committed beside a study's results, say) still counts as finished on --resume, so
+// a long experiment can gather its runs over machines that do not keep each other's files.
+TrainState without_weights(const TrainState& st) {
+  TrainState slim;
+  slim.step = st.step;
+  slim.adam_steps = st.adam_steps;
+  slim.log = st.log;
+  slim.probes = st.probes;
+  slim.wall_seconds = st.wall_seconds;
+  return slim;
+}
+
+}  // namespace
+
 std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vector<std::string>& variants, int seeds,
                                       int threads, const fs::path& out_dir,
                                       const std::function<void(const RunRecord&)>& on_done, bool resume) {
@@ -42,9 +61,20 @@ std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vect
         const int checkpoint_every = options.spec().checkpoint_every;
         const std::string fingerprint = options.checkpoint_fingerprint();
         const fs::path dir = out_dir / "runs" / job.variant->name / ("seed-" + std::to_string(job.seed_index));
-        // Every run keeps its final checkpoint: on --resume a finished run's metrics come from it.
+        // On --resume a finished run's metrics come from its record (or, for runs written before
+        // records existed, from its final checkpoint, which then gets a record).
         LoadedCheckpoint checkpoint;
-        if (resume) checkpoint = load_latest_checkpoint(checkpoint_dir(dir), fingerprint, tc.steps, "--resume");
+        const fs::path record = dir / kRunRecord;
+        if (resume && fs::exists(record)) {
+          checkpoint.state = decode_checkpoint(read_text_file(record, "--resume"), fingerprint, tc.steps,
+                                               "--resume (" + record.string() + ")");
+          checkpoint.found = checkpoint.state.step == tc.steps;
+        }
+        if (resume && !checkpoint.found) {
+          checkpoint = load_latest_checkpoint(checkpoint_dir(dir), fingerprint, tc.steps, "--resume");
+          if (checkpoint.state.step == tc.steps && fs::exists(dir / "summary.json") && !fs::exists(record))
+            write_file_atomic(record, encode_checkpoint(fingerprint, without_weights(checkpoint.state)));
+        }
         const bool finished = checkpoint.found && checkpoint.state.step == tc.steps && fs::exists(dir / "summary.json");
         TrainResult r;
         if (finished) {
@@ -61,6 +91,7 @@ std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vect
           control.checkpoint_location = checkpoint_dir(dir).string();
           control.save_checkpoint = [&](const TrainState& st) {
             write_checkpoint(checkpoint_dir(dir), fingerprint, st);
+            if (st.step == tc.steps) write_file_atomic(record, encode_checkpoint(fingerprint, without_weights(st)));
           };
           if (checkpoint.found) control.resume = &checkpoint.state;
           r = train(model, tc, control);

@@ -24,14 +24,18 @@ namespace p0sim::study {
 using sim::TrainConfig;
 using sim::TrainResult;
 
+// A finished run's record, in its run directory.
+inline constexpr const char* kRunRecord = "record.ckpt";
+
 // Trains every (variant, seed) job on `threads` threads (each run single-threaded) and writes
 // out_dir/runs/<variant>/seed-<i>/ with the files `p0sim train` writes. Returns the records in
 // (variant order, seed) order whatever the thread count; `on_done` (optional) is called, under a
 // lock, as each run finishes. The first failing job (in that order) is rethrown after all stop.
-// Each run keeps its final checkpoint (and one every `checkpoint-every` steps). With `resume`,
-// a run whose final checkpoint and summary.json exist is not trained again (its metrics come from
-// the checkpoint) and a partial run continues from its newest checkpoint, so the results are the
-// bytes of an uninterrupted experiment.
+// Each run keeps its final checkpoint (and one every `checkpoint-every` steps) and its record
+// (kRunRecord: the final checkpoint without weights). With `resume`, a run whose record, or final
+// checkpoint, and summary.json exist is not trained again (its metrics come from them) and a
+// partial run continues from its newest checkpoint, so the results are the bytes of an
+// uninterrupted experiment.
 std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vector<std::string>& variants, int seeds,
                                       int threads, const std::filesystem::path& out_dir,
                                       const std::function<void(const RunRecord&)>& on_done = {}, bool resume = false);

@@ -85,7 +85,8 @@ void require_same_run(const fs::path& a, const fs::path& b) {
   for (const auto& e : fs::recursive_directory_iterator(a)) {
     if (!e.is_regular_file()) continue;
     const fs::path rel = fs::relative(e.path(), a);
-    if (*rel.begin() == "checkpoint") continue;  // compared through the results they lead to
+    // compared through the results they lead to (both hold timings)
+    if (*rel.begin() == "checkpoint" || rel == "record.ckpt") continue;
     CAPTURE(rel.string());
     REQUIRE(fs::exists(b / rel));
     if (rel == "train.csv") {
@@ -238,8 +239,10 @@ TEST_CASE("divergence under --lr 100 on the default config: exit 1 naming step, 
   CHECK(fs::exists(run / "checkpoint" / "state.ckpt"));
 }
 
-TEST_CASE("an experiment killed mid-run resumes: finished runs kept, the partial one continued, same bytes",
-          "[cli][resume][experiment]") {
+TEST_CASE(
+    "an experiment killed mid-run resumes: finished runs kept, the partial one continued, same bytes; "
+    "runs kept as records alone resume too",
+    "[cli][resume][experiment]") {
   const fs::path cfg = kScratch.root() / "exp.toml";
   std::ofstream(cfg)
       << "vocab = 16\nd-model = 16\nheads = 2\nd-ff = 32\nseq-len = 8\nbatch = 4\nsteps = 60\n"
@@ -269,6 +272,42 @@ TEST_CASE("an experiment killed mid-run resumes: finished runs kept, the partial
     CAPTURE(run);
     require_same_run(whole / "runs" / run, killed / "runs" / run);
   }
+
+  // Runs kept without checkpoint/ and weights/ (as a study commits them) are finished runs: their
+  // records rebuild the same results without training again.
+  const fs::path kept = dir("exp_kept");
+  fs::copy(whole, kept, fs::copy_options::recursive);
+  const fs::path record = kept / "runs" / "main" / "seed-0" / "record.ckpt";
+  const std::string record_bytes = slurp(record);
+  for (const char* run : {"main/seed-0", "main/seed-1", "bidir/seed-0", "bidir/seed-1"}) {
+    REQUIRE(fs::remove_all(kept / "runs" / run / "checkpoint") > 0);
+    REQUIRE(fs::remove_all(kept / "runs" / run / "weights") > 0);
+  }
+  fs::remove(kept / "results.csv");
+  fs::remove(kept / "verdict.json");
+  const Outcome from_records = run_p0sim("experiment --seeds 2 --resume --out " + kept.string());
+  CAPTURE(from_records.err);
+  REQUIRE(from_records.code == 0);
+  CHECK_FALSE(fs::exists(kept / "runs" / "main" / "seed-0" / "checkpoint"));
+  CHECK(slurp(whole / "results.csv") == slurp(kept / "results.csv"));
+  CHECK(slurp(whole / "verdict.json") == slurp(kept / "verdict.json"));
+
+  // A run finished before records existed gets one, the same bytes, from its final checkpoint.
+  const fs::path old_run = killed / "runs" / "main" / "seed-0";
+  const std::string old_record = slurp(old_run / "record.ckpt");
+  REQUIRE(fs::remove(old_run / "record.ckpt"));
+  REQUIRE(run_p0sim("experiment --seeds 2 --resume --out " + killed.string()).code == 0);
+  CHECK(slurp(old_run / "record.ckpt") == old_record);
+
+  // A damaged record is refused in one line naming it, not retrained over.
+  std::string damaged = record_bytes;
+  damaged[damaged.size() / 2] ^= 0x5a;
+  std::ofstream(record, std::ios::binary | std::ios::trunc) << damaged;
+  const Outcome refused_record = run_p0sim("experiment --seeds 2 --resume --out " + kept.string());
+  CHECK(refused_record.code == 2);
+  CHECK_THAT(refused_record.err, Catch::Matchers::Contains("--resume") && Catch::Matchers::Contains("record.ckpt") &&
+                                     Catch::Matchers::Contains("checksum"));
+  CHECK(std::count(refused_record.err.begin(), refused_record.err.end(), '\n') == 1);
 }
 
 }  // namespace cli_train_resume_test
