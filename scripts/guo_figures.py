@@ -141,6 +141,10 @@ ALPHA = 0.05
 # "Takes over BOS's role": position 0 without BOS within this much attention of BOS, or above it.
 ROLE_MARGIN = 0.1
 
+# the quantity and rule of every "position 0 takes BOS's role" effect
+ATTN_TO_0_MAX = ("attention to position 0 from non-triggers, largest over layers", lambda r: r["attn_max"])
+TAKES_ROLE = f"within {ROLE_MARGIN} of BOS or above: interval above -{ROLE_MARGIN}"
+
 EFFECTS = [
     ("dormant head, 1 layer", "non-trigger attention to BOS 0.02 -> 0.78 (1000 steps)", "adam_L1", None,
      ("attention to BOS from non-triggers", lambda r: r["attn"]), "rises: interval above 0"),
@@ -161,42 +165,35 @@ EFFECTS = [
      ("attention to BOS from non-triggers", lambda r: r["attn"]), "ReLU below softmax: interval below 0"),
     ("without BOS and positions, position 0 takes BOS's role (3 layers)", "(the seed paper's claim; not Guo et al.'s)",
      "nope_L3_nobos", "adam_L3", ("attention to position 0 from non-triggers", lambda r: r["attn"]),
-     f"within {ROLE_MARGIN} of BOS or above: interval above -{ROLE_MARGIN}"),
+     TAKES_ROLE),
     ("without BOS and positions, position 0 takes BOS's role (3 layers, largest over layers)",
      "(the seed paper's claim; not Guo et al.'s)", "nope_L3_nobos", "adam_L3",
-     ("attention to position 0 from non-triggers, largest over layers", lambda r: r["attn_max"]),
-     f"within {ROLE_MARGIN} of BOS or above: interval above -{ROLE_MARGIN}"),
+     ATTN_TO_0_MAX, TAKES_ROLE),
     # configs/backcopy_nobos.toml: both arms without positions, so BOS is the only difference
     ("dormant head on BOS without positions (3 layers, NoPE)", "(the positive control of the no-BOS test)",
      "bos", None, ("attention to BOS from non-triggers, largest over layers", lambda r: r["attn_max"]),
      "rises: interval above 0"),
     ("without BOS, position 0 takes BOS's role (3 layers, NoPE both)", "(the seed paper's claim; not Guo et al.'s)",
-     "main", "bos", ("attention to position 0 from non-triggers, largest over layers", lambda r: r["attn_max"]),
-     f"within {ROLE_MARGIN} of BOS or above: interval above -{ROLE_MARGIN}"),
+     "main", "bos", ATTN_TO_0_MAX, TAKES_ROLE),
     # the no-BOS arm learns the task more slowly: BOS's value where its accuracy first reached the no-BOS
     # arm's final mean accuracy, so the two are compared at the same stage of learning
     ("without BOS, position 0 takes BOS's role, at matched accuracy (3 layers, NoPE both)",
      "(the seed paper's claim; not Guo et al.'s)", "main", "bos",
-     ("attention to position 0 from non-triggers, largest over layers", lambda r: r["attn_max"]),
-     f"at matched accuracy, within {ROLE_MARGIN} of BOS or above: interval above -{ROLE_MARGIN}"),
+     ATTN_TO_0_MAX, "at matched accuracy, " + TAKES_ROLE),
     ("value drain at position 0 without BOS (3 layers, NoPE)", "BOS's drain: |W_o v_BOS| up, then down",
      "main", None, ("|W_o v_0| last / peak after a rise", None), "drains: interval below 1"),
     # configs/backcopy_nobos.toml's controls, no BOS in either (rules set before their runs finished):
     # positions tell position 0 apart by more than the mask; sigmoid attention needs no key to park on
     ("with positions (RoPE), position 0 takes BOS's role (3 layers)", "(the seed paper's claim; not Guo et al.'s)",
-     "rope", "bos", ("attention to position 0 from non-triggers, largest over layers", lambda r: r["attn_max"]),
-     f"within {ROLE_MARGIN} of BOS or above: interval above -{ROLE_MARGIN}"),
+     "rope", "bos", ATTN_TO_0_MAX, TAKES_ROLE),
     ("positions change position 0's attention without BOS (3 layers)", "(a control: RoPE against NoPE)",
-     "rope", "main", ("attention to position 0 from non-triggers, largest over layers", lambda r: r["attn_max"]),
-     "differs: interval excludes 0"),
+     "rope", "main", ATTN_TO_0_MAX, "differs: interval excludes 0"),
     ("with sigmoid attention, position 0 takes BOS's role (3 layers, NoPE)",
      "(Gu et al.: almost no sinks with sigmoid attention)", "sigmoid", "bos",
-     ("attention to position 0 from non-triggers, largest over layers", lambda r: r["attn_max"]),
-     f"within {ROLE_MARGIN} of BOS or above: interval above -{ROLE_MARGIN}"),
+     ATTN_TO_0_MAX, TAKES_ROLE),
     ("sigmoid attention changes position 0's attention without BOS (3 layers, NoPE)",
      "(a control: sigmoid against softmax)", "sigmoid", "main",
-     ("attention to position 0 from non-triggers, largest over layers", lambda r: r["attn_max"]),
-     "differs: interval excludes 0"),
+     ATTN_TO_0_MAX, "differs: interval excludes 0"),
 ]
 
 
