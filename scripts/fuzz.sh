@@ -2,7 +2,10 @@
 # Builds the libFuzzer targets with clang (preset `fuzz`: ASan + UBSan, build-fuzz/, the g++
 # builds are untouched) and runs each for a bounded time from its seed corpus (config:
 # tests/fuzz_corpus/config/; npy: written by build-fuzz/npy_seeds from tests/fuzz/npy_seeds.hpp),
-# printing executions per second and total executions.
+# printing executions per second and total executions. Compiled at -O1 -gline-tables-only, the flags
+# OSS-Fuzz builds its targets with: line tables are all a sanitizer's file:line needs, and the build
+# (which compiles the whole engine, as fuzz_config reaches it through the experiment reader) is
+# most of this stage's time.
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
 # A crash leaves its input in build-fuzz/artifacts/ and fails the script: fix it, add the input to
 # tests/fuzz_corpus/<target>/ (tests/cli_fuzz_corpus.cpp replays it in every build).

@@ -13,9 +13,12 @@ cd "$(dirname "$0")/.."
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 out="out/p0sink-$stamp"
 mkdir -p out
-./build/p0sim experiment --config configs/p0sink.toml --threads "$(nproc)" --out "$out" |
-  tee "$out.verdict.txt"
-mv "$out.verdict.txt" "$out/verdict.txt"
+# The experiment wants its directory new (or empty), so the verdict's copy waits in a temporary file,
+# removed if the job is interrupted: an interrupted job leaves only the experiment's own files.
+verdict_tmp=$(mktemp)
+trap 'rm -f "$verdict_tmp"' EXIT
+./build/p0sim experiment --config configs/p0sink.toml --threads "$(nproc)" --out "$out" | tee "$verdict_tmp"
+cat "$verdict_tmp" > "$out/verdict.txt"  # with the umask's permissions, not mktemp's 0600
 ./build/p0sim plot "$out" > "$out/plots.txt"
 mkdir -p "$out/theory"
 ./build/p0sim theory cone --config configs/theory_cone.toml --threads "$(nproc)" --out "$out/theory/cone.csv" \
