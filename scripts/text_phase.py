@@ -17,7 +17,8 @@ batch x T). Per probe, over the model's layers:
   massive_rest    the same away from P0 (t >= 1)
   heldout_bpb     the probe batch's loss (held-out documents) in bits per byte
 Writes OUT_DIR/heat_<metric>.gp and .png (mean over seeds per cell; `gnuplot heat_<metric>.gp`
-redraws it), OUT_DIR/cells.csv (every cell: T, tokens, seeds, mean) and OUT_DIR/table.md (the last
+redraws it), OUT_DIR/curves.gp and .png (every metric over training tokens, one line per variant: the
+mean over seeds, the same cells as the heat maps), OUT_DIR/cells.csv (every cell: T, tokens, seeds, mean) and OUT_DIR/table.md (the last
 probe per variant: mean [95% bootstrap percentile interval] over seeds; the corpus's held-out bits per
 byte and unigram entropy from summary.json).
 """
@@ -109,6 +110,34 @@ def write_heatmap(out_dir, key, title, columns, token_values, cell, value_range)
     subprocess.run(["gnuplot", f"heat_{key}.gp"], cwd=out_dir, check=True)
 
 
+def write_curves(out_dir, columns, token_values, cells):
+    """One panel per metric, x = training tokens, a line per variant (its mean over seeds per probe)."""
+    lines = ["# scripts/text_phase.py: each metric over training tokens, mean over seeds per variant.",
+             "# Redraw in this directory: gnuplot curves.gp",
+             'if (!exists("outfile")) outfile = "curves.png"',
+             'set terminal pngcairo noenhanced size 1200,760 font "sans,10"', "set output outfile",
+             "set key top right font \",8\"", 'set xlabel "training tokens (millions)"', "set grid",
+             'set datafile missing "nan"']
+    for key, _, _ in METRICS:
+        lines.append(f"${key} << EOD")
+        lines.append("# tokens_M " + " ".join(columns))
+        for tok in token_values:
+            vals = ["nan" if (v, tok) not in cells[key] else
+                    f"{sum(cells[key][(v, tok)]) / len(cells[key][(v, tok)]):.6g}" for v in columns]
+            lines.append(f"{tok / 1e6:.6g} " + " ".join(vals))
+        lines.append("EOD")
+    lines.append(f'set multiplot layout 2,{(len(METRICS) + 1) // 2} title "text task: probes over training (mean over seeds)"')
+    for key, title, value_range in METRICS:
+        lines.append(f'set title "{title}"')
+        lines.append(f"set yrange [{value_range[0]}:{value_range[1]}]" if value_range else "set autoscale y")
+        series = [f'${key} using 1:{i + 2} with linespoints lw 2 pt 7 ps 0.5 title "{v}"' for i, v in enumerate(columns)]
+        lines.append("plot " + ", \\\n     ".join(series))
+    lines += ["unset multiplot", ""]
+    with open(os.path.join(out_dir, "curves.gp"), "w") as f:
+        f.write("\n".join(lines))
+    subprocess.run(["gnuplot", "curves.gp"], cwd=out_dir, check=True)
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__.strip().splitlines()[3].strip(), file=sys.stderr)
@@ -147,6 +176,7 @@ def main(argv):
     token_values = sorted({tok for cell in cells.values() for (_, tok) in cell})
     for key, title, value_range in METRICS:
         write_heatmap(out_dir, key, title, columns, token_values, cells[key], value_range)
+    write_curves(out_dir, columns, token_values, cells)
     with open(os.path.join(out_dir, "cells.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["metric", "variant", "T", "tokens", "seeds", "mean"])

@@ -60,6 +60,12 @@ def test_the_phase_diagram_reads_gu_sink1_as_the_fraction_of_all_heads_and_the_l
     assert table.index("| T16 |") < table.index("| T32 |")  # columns ordered by T
     for metric in ("sink_1", "p0_norm_ratio", "p0_cos", "massive_p0", "massive_rest", "heldout_bpb"):
         assert (out / f"heat_{metric}.png").stat().st_size > 1000
+    # The curves: a panel per metric, a line per variant, drawn from the same cells as the heat maps.
+    curves = (out / "curves.gp").read_text()
+    assert curves.count("with linespoints") == 6 * 2 and '"T16"' in curves and '"T32"' in curves
+    # p0_norm_ratio: at 0 tokens T16's mean and no T32 probe; at 1280 tokens both (means over seeds)
+    assert "\n0 1 nan\n" in curves and "\n0.00128 2.6 0.5\n" in curves
+    assert (out / "curves.png").stat().st_size > 1000
 
 
 def test_the_phase_diagram_refuses_a_directory_without_runs(tmp_path):
