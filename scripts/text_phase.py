@@ -18,7 +18,8 @@ batch x T). Per probe, over the model's layers:
   heldout_bpb     the probe batch's loss (held-out documents) in bits per byte
 Writes OUT_DIR/heat_<metric>.gp and .png (mean over seeds per cell; `gnuplot heat_<metric>.gp`
 redraws it), OUT_DIR/curves.gp and .png (every metric over training tokens, one line per variant: the
-mean over seeds, the same cells as the heat maps), OUT_DIR/cells.csv (every cell: T, tokens, seeds, mean) and OUT_DIR/table.md (the last
+mean over seeds, the same cells as the heat maps), OUT_DIR/cells.csv (every cell: T, tokens, seeds,
+mean) and OUT_DIR/table.md (the last
 probe per variant: mean [95% bootstrap percentile interval] over seeds; the corpus's held-out bits per
 byte and unigram entropy from summary.json).
 """
@@ -88,6 +89,12 @@ def find_runs(roots):
     return runs
 
 
+def cell_mean(cell, variant, tokens):
+    """A cell's mean over seeds as gnuplot data ("nan" where the variant has no probe at these tokens)."""
+    xs = cell.get((variant, tokens))
+    return f"{sum(xs) / len(xs):.6g}" if xs else "nan"
+
+
 def write_heatmap(out_dir, key, title, columns, token_values, cell, value_range):
     lines = [f"# scripts/text_phase.py: {key}, mean over seeds. Redraw in this directory: gnuplot heat_{key}.gp",
              f'if (!exists("outfile")) outfile = "heat_{key}.png"',
@@ -95,8 +102,7 @@ def write_heatmap(out_dir, key, title, columns, token_values, cell, value_range)
              "set palette rgb 33,13,10", f'set title "{title}"', 'set xlabel "variant (T = context length in bytes)"',
              'set ylabel "training tokens (millions)"', "$d << EOD"]
     for j, tok in enumerate(token_values):
-        lines.append(" ".join(
-            "nan" if (v, tok) not in cell else f"{sum(cell[(v, tok)]) / len(cell[(v, tok)]):.6g}" for v in columns))
+        lines.append(" ".join(cell_mean(cell, v, tok) for v in columns))
     lines += ["EOD", f"set xrange [-0.5:{len(columns) - 0.5}]", f"set yrange [-0.5:{len(token_values) - 0.5}]",
               "set xtics (" + ", ".join(f'"{v}" {i}' for i, v in enumerate(columns)) + ")",
               "set ytics (" + ", ".join(f'"{tok / 1e6:.1f}" {j}' for j, tok in enumerate(token_values) if j % 2 == 0) + ")"]
@@ -122,9 +128,7 @@ def write_curves(out_dir, columns, token_values, cells):
         lines.append(f"${key} << EOD")
         lines.append("# tokens_M " + " ".join(columns))
         for tok in token_values:
-            vals = ["nan" if (v, tok) not in cells[key] else
-                    f"{sum(cells[key][(v, tok)]) / len(cells[key][(v, tok)]):.6g}" for v in columns]
-            lines.append(f"{tok / 1e6:.6g} " + " ".join(vals))
+            lines.append(f"{tok / 1e6:.6g} " + " ".join(cell_mean(cells[key], v, tok) for v in columns))
         lines.append("EOD")
     lines.append(f'set multiplot layout 2,{(len(METRICS) + 1) // 2} title "text task: probes over training (mean over seeds)"')
     for key, title, value_range in METRICS:
