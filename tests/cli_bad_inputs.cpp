@@ -171,6 +171,8 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
   // Config files.
   write_text(F / "malformed.toml", "vocab = = 3\n");
   write_text(F / "unterminated.toml", "task = \"markov\nsteps = 3\n");
+  // A table header whose key starts with a character no key can start with (a typo for "[x]").
+  write_text(F / "header_bad_key.toml", "steps = 3\n[=x]\n");
   write_text(F / "unknown_key.toml", "learning_rate = 0.1\n");
   write_text(F / "wrong_type.toml", "batch = \"many\"\n");
   write_text(F / "section.toml", "[model]\nvocab = 8\n");
@@ -180,6 +182,7 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
   write_text(F / "experiment_unknown.toml", kTinyExperiment + "[variants.x]\nlearning-rate = 0.1\n");
   write_text(F / "experiment_bad_value.toml", "checkpoint-every = -3\n" + kTinyExperiment);
   write_text(F / "experiment_malformed.toml", "vocab =\n" + kTinyExperiment);
+  write_text(F / "experiment_bad_header.toml", kTinyExperiment + "[[[variants.x]]]\n");
   write_text(F / "experiment_no_control.toml", "vocab = 16\n[variants.main]\n");
   write_text(F / "experiment_one_seed.toml",
              std::regex_replace(kTinyExperiment, std::regex("\\[experiment\\]\n"), "[experiment]\nseeds = 1\n"));
@@ -243,6 +246,7 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
       {train + " --seed 1.5", "--seed"},
       {train + " --config " + f + "malformed.toml", "--config"},
       {train + " --config " + f + "unterminated.toml", "--config"},
+      {train + " --config " + f + "header_bad_key.toml", "header_bad_key.toml:2"},
       {train + " --config " + f + "unknown_key.toml", "learning_rate"},
       {train + " --config " + f + "wrong_type.toml", "batch"},
       {train + " --config " + f + "section.toml", "--config"},
@@ -286,6 +290,7 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
       {"experiment --seeds 2 --out e --config " + f + "experiment_unknown.toml", "learning-rate"},
       {"experiment --seeds 2 --out e --config " + f + "experiment_bad_value.toml", "checkpoint-every"},
       {"experiment --seeds 2 --out e --config " + f + "experiment_malformed.toml", "--config"},
+      {"experiment --seeds 2 --out e --config " + f + "experiment_bad_header.toml", "--config"},
       {"experiment --seeds 2 --out e --config " + f + "experiment_no_control.toml", "--config"},
       {"experiment --seeds 2 --config " + f + "experiment.toml", "--out"},
       {"experiment --out e --config " + f + "experiment_one_seed.toml", "seeds must be an integer in 2..10000"},
