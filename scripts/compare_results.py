@@ -5,9 +5,13 @@ means, Welch p and emergence counts; for searches, per cell the seeds in which e
     python3 scripts/compare_results.py OUT [REV]     (REV: the commit holding the old docs/search, default HEAD)
 """
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from script_args import Parser, directory  # noqa: E402
 
 
 def old_verdict(rev, name):
@@ -83,6 +87,8 @@ def main(out, rev="HEAD"):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (2, 3):
-        sys.exit(__doc__)
-    main(*sys.argv[1:])
+    parser = Parser(__doc__)
+    parser.add_argument("OUT", type=directory, help="the directory of scripts/rerun-results.sh")
+    parser.add_argument("REV", nargs="?", default="HEAD", help="the commit holding the old docs/search (default HEAD)")
+    args = parser.parse_args()
+    main(args.OUT, args.REV)

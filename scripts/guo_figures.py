@@ -33,6 +33,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from interval import (bootstrap, bootstrap_difference, cell, cohens_d, finite_or_null, one_sample_test,  # noqa: E402
                       permutation_p)
+from script_args import Parser, arm  # noqa: E402
 
 GUO_1L_ADAM = {"step": [0, 140, 300, 1000], "attn": [0.022, 0.054, 0.56, 0.78], "value": [5.2, 9.1, 5.5, 3.5],
                "res": [24.3, 30.5, 25.4, 27.0]}
@@ -252,15 +253,15 @@ def fmt(x, digits=3):
 
 
 def main(argv):
-    if len(argv) < 3 or any("=" not in a for a in argv[2:]):
-        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
-        return 2
-    out = argv[1]
+    parser = Parser(__doc__)
+    parser.add_argument("OUT_DIR", help="where curves.gp/png, table.md and effects.md/json go (created)")
+    parser.add_argument("ARM", nargs="+", type=arm, help="NAME=RUN_DIR[,RUN_DIR...]: an arm and its seeds' runs")
+    args = parser.parse_args(argv[1:])
+    out = args.OUT_DIR
     arms = {}
-    for arg in argv[2:]:
-        name, dirs = arg.split("=", 1)
+    for name, dirs in args.ARM:
         arms[name] = []
-        for run_dir in expand(filter(None, dirs.split(","))):
+        for run_dir in expand(dirs):
             for f in ("heads.csv", "trace.csv", "summary.json"):
                 if not os.path.isfile(os.path.join(run_dir, f)):
                     print(f"guo_figures.py: {run_dir} has no {f} (a p0sim train directory with probes is needed)",

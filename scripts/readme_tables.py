@@ -8,9 +8,13 @@ table (OUT/warm_start/*/warm_start.json).
 """
 import csv
 import json
+import os
 import sys
 from collections import OrderedDict, defaultdict
 from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from script_args import Parser, directory  # noqa: E402
 
 HEADLINE_NAMES = {
     "main": "main (causal, NoPE, no BOS)",
@@ -90,6 +94,9 @@ def warm_start(out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[2] not in ("headline", "ablations", "warm-start"):
-        sys.exit(__doc__)
-    {"headline": headline, "ablations": ablations, "warm-start": warm_start}[sys.argv[2]](sys.argv[1])
+    tables = {"headline": headline, "ablations": ablations, "warm-start": warm_start}
+    parser = Parser(__doc__)
+    parser.add_argument("OUT", type=directory, help="the directory of scripts/rerun-results.sh")
+    parser.add_argument("TABLE", choices=tables, help="which table")
+    args = parser.parse_args()
+    tables[args.TABLE](args.OUT)

@@ -9,6 +9,7 @@ its input through a norm, so a model that cannot use the scale shows none).
   python3 scripts/scale_p0_table.py [--layer L] P0SIM EXPERIMENT_DIR [VARIANT ...]
       (default layer 0; default: every variant)
 """
+import argparse
 import csv
 import os
 import subprocess
@@ -17,9 +18,23 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from interval import cell  # noqa: E402
+from script_args import Parser  # noqa: E402
 
 FACTORS = [0.5, 1.0, 2.0, 4.0]
-USAGE = "usage: scale_p0_table.py [--layer L] P0SIM EXPERIMENT_DIR [VARIANT ...] (EXPERIMENT_DIR/runs/ must exist)"
+
+
+def block(text):
+    """--layer: a block index (a non-negative integer)."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"'{text}' is not a block index (0, 1, ...)")
+    return int(text)
+
+
+def experiment_dir(path):
+    """EXPERIMENT_DIR: a directory holding runs/."""
+    if not os.path.isdir(os.path.join(path, "runs")):
+        raise argparse.ArgumentTypeError(f"'{path}' has no runs/ (a `p0sim experiment` directory is needed)")
+    return path
 
 
 def later_attention_change(rows):
@@ -29,17 +44,14 @@ def later_attention_change(rows):
 
 
 def main(argv):
-    rest, layer = argv[1:], 0
-    if rest[:1] == ["--layer"]:
-        if len(rest) < 2 or not rest[1].isdigit():
-            print(USAGE, file=sys.stderr)
-            return 2
-        layer, rest = int(rest[1]), rest[2:]
-    if len(rest) < 2 or not os.path.isdir(os.path.join(rest[1], "runs")):
-        print(USAGE, file=sys.stderr)
-        return 2
-    p0sim, runs = rest[0], os.path.join(rest[1], "runs")
-    variants = rest[2:] or sorted(os.listdir(runs))
+    parser = Parser(__doc__)
+    parser.add_argument("--layer", type=block, default=0, help="the block after which position 0 is scaled (default 0)")
+    parser.add_argument("P0SIM", help="the p0sim binary")
+    parser.add_argument("EXPERIMENT_DIR", type=experiment_dir, help="a `p0sim experiment` directory (with runs/)")
+    parser.add_argument("VARIANT", nargs="*", default=[], help="the variants to scale (default: every variant)")
+    args = parser.parse_args(argv[1:])
+    p0sim, layer, runs = args.P0SIM, args.layer, os.path.join(args.EXPERIMENT_DIR, "runs")
+    variants = args.VARIANT or sorted(os.listdir(runs))
     # printed only when every run has been scaled: a failure leaves no partial table
     lines = [f"Position 0 scaled by alpha after block {layer}.", ""]
     lines.append("| variant | seeds | slope at alpha = 1 | loss(0.5) - loss(1) | loss(2) - loss(1) | loss(4) - loss(1) "

@@ -9,8 +9,12 @@ each claim emerged (identification / high-norm / sink).
     python3 scripts/search_table.py out/search/stage_a/results.csv
 """
 import csv
+import os
 import sys
 from collections import OrderedDict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from script_args import Parser, existing_file  # noqa: E402
 
 
 def num(s):
@@ -48,6 +52,6 @@ def main(path):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: search_table.py RESULTS_CSV")
-    main(sys.argv[1])
+    parser = Parser(__doc__)
+    parser.add_argument("RESULTS_CSV", type=existing_file, help="a search stage's results.csv")
+    main(parser.parse_args().RESULTS_CSV)

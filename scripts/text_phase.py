@@ -33,6 +33,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from interval import bootstrap  # noqa: E402
+from script_args import Parser, directory  # noqa: E402
 
 METRICS = [
     ("sink_1", "Sink_1 (eps 0.3): fraction of heads sinking on position 0", (0.0, 1.0)),
@@ -143,14 +144,11 @@ def write_curves(out_dir, columns, token_values, cells):
 
 
 def main(argv):
-    if len(argv) < 3:
-        print(__doc__.strip().splitlines()[3].strip(), file=sys.stderr)
-        return 2
-    out_dir, roots = argv[1], argv[2:]
-    for root in roots:
-        if not os.path.isdir(root):
-            print(f"RUNS_DIR: '{root}' is not a directory", file=sys.stderr)
-            return 2
+    parser = Parser(__doc__)
+    parser.add_argument("OUT_DIR", help="where the tables and plots go (created)")
+    parser.add_argument("RUNS_DIR", nargs="+", type=directory, help="a directory of <variant>/seed-<i>/ runs")
+    args = parser.parse_args(argv[1:])
+    out_dir, roots = args.OUT_DIR, args.RUNS_DIR
     runs = find_runs(roots)
     if not runs:
         print(f"RUNS_DIR: no run directories (<variant>/seed-<i>/summary.json) under {' '.join(roots)}", file=sys.stderr)

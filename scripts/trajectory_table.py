@@ -12,12 +12,14 @@ head 0), |W_o v_0| of the last layer, backcopy accuracy and probe loss. Each cel
 seeds with the range [min, max] (too few seeds for an interval to mean much), and the seeds where
 the high-norm criterion holds at that step.
 """
+import argparse
 import csv
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from guo_figures import expand, number, read_csv  # noqa: E402
+from script_args import Parser, arm  # noqa: E402
 from verdict_summary import HIGH_NORM_COS, HIGH_NORM_RATIO  # noqa: E402
 
 
@@ -52,16 +54,28 @@ COLUMNS = [("largest p0_norm_ratio", "ratio", 2), ("p0_cos there", "cos", 2),
            ("backcopy accuracy", "accuracy", 3), ("probe loss (nats)", "loss", 3)]
 
 
+def steps_list(text):
+    """STEPS: comma-separated non-negative integers."""
+    try:
+        steps = [int(s) for s in text.split(",")]
+    except ValueError:
+        steps = []
+    if not steps or min(steps) < 0:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of steps")
+    return steps
+
+
 def main(argv):
-    if len(argv) < 4 or any("=" not in a for a in argv[3:]):
-        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
-        return 2
-    out, steps = argv[1], [int(s) for s in argv[2].split(",")]
+    parser = Parser(__doc__)
+    parser.add_argument("OUT", help="the Markdown table written (OUT.md)")
+    parser.add_argument("STEPS", type=steps_list, help="comma-separated probe steps, e.g. 500,1000,2000")
+    parser.add_argument("ARM", nargs="+", type=arm, help="NAME=RUN_DIR[,RUN_DIR...]: an arm and its seeds' runs")
+    args = parser.parse_args(argv[1:])
+    out, steps = args.OUT, args.STEPS
     lines = ["| arm | step | seeds | " + " | ".join(c[0] for c in COLUMNS) + " | high norm (ratio >= 2, cos >= 0.9) |",
              "|---|---:|---:|" + "---|" * len(COLUMNS) + "---|"]
-    for arg in argv[3:]:
-        name, dirs = arg.split("=", 1)
-        runs = list(expand(dirs.split(",")))
+    for name, dirs in args.ARM:
+        runs = list(expand(dirs))
         for step in steps:
             rows = [r for r in (at_step(d, step) for d in runs) if r]
             if not rows:

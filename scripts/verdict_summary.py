@@ -38,6 +38,7 @@ from collections import Counter, defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from interval import bootstrap, clopper_pearson, finite_or_null  # noqa: E402
+from script_args import Parser, directory  # noqa: E402
 
 PLATEAU_MARGIN = 0.15  # bits/byte
 HIGH_NORM_RATIO, HIGH_NORM_COS, SINK_EPS = 2.0, 0.9, 0.3
@@ -287,15 +288,14 @@ def status_without_support(claim, evidence, undecided):
 
 
 def main(argv):
-    args = [a for a in argv[1:] if not a.startswith("--")]
-    corpus = "/usr/share/games/fortunes"
-    if "--corpus" in argv:
-        corpus = argv[argv.index("--corpus") + 1]
-        args.remove(corpus)
-    docs = args[0] if args else "docs/search"
-    if not os.path.isdir(docs):
-        print(f"verdict_summary.py: DOCS_SEARCH_DIR {docs} is not a directory", file=sys.stderr)
-        return 2
+    parser = Parser(__doc__)
+    parser.add_argument("DOCS_SEARCH_DIR", nargs="?", default="docs/search", type=directory,
+                        help="the studies' committed results (default docs/search)")
+    parser.add_argument("--corpus", default="/usr/share/games/fortunes",
+                        help="the text task's corpus (a file or a directory of files), for its byte-bigram "
+                             "plateau (default: Debian's fortunes)")
+    args = parser.parse_args(argv[1:])
+    docs, corpus = args.DOCS_SEARCH_DIR, args.corpus
 
     def path(*parts):
         p = os.path.join(docs, *parts)

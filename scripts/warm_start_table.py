@@ -21,6 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from interval import cell  # noqa: E402
+from script_args import Parser, directory  # noqa: E402
 
 
 def final_trace(run):
@@ -40,10 +41,9 @@ def slope(run):
 
 
 def main(argv):
-    if len(argv) != 2 or not os.path.isdir(argv[1]):
-        print("usage: warm_start_table.py OUT (the directory of scripts/warm_start_optimizers.sh)", file=sys.stderr)
-        return 2
-    out = argv[1]
+    parser = Parser(__doc__)
+    parser.add_argument("OUT", type=directory, help="the directory of scripts/warm_start_optimizers.sh")
+    out = parser.parse_args(argv[1:]).OUT
     arms = {}
     for name in sorted(os.listdir(out)):
         m = re.fullmatch(r"(adamw|sgd)_lr([0-9.e-]+)_wd([0-9.]+)_seed(\d+)", name)

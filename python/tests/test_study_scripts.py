@@ -494,3 +494,24 @@ def test_the_trajectory_table_reads_the_largest_ratio_its_cosine_and_the_high_no
     bad = subprocess.run([sys.executable, str(SCRIPTS / "trajectory_table.py"), str(out)], capture_output=True,
                          text=True, timeout=60)
     assert bad.returncode == 2 and "trajectory_table.py" in bad.stderr
+
+
+def command_line_scripts():
+    """Every script in scripts/ that has a command line (the two shared modules have none)."""
+    return sorted(p.name for p in SCRIPTS.glob("*.py") if p.name not in ("interval.py", "script_args.py"))
+
+
+def test_every_script_answers_help_without_writing_and_refuses_a_bad_argument_in_one_line(tmp_path):
+    missing = str(tmp_path / "missing")
+    for name in command_line_scripts():
+        help_ = subprocess.run([sys.executable, str(SCRIPTS / name), "--help"], capture_output=True, text=True,
+                               timeout=60, cwd=tmp_path)
+        assert help_.returncode == 0 and help_.stdout.startswith(f"usage: {name}"), (name, help_.stderr)
+        assert list(tmp_path.iterdir()) == [], name  # --help ran nothing
+        # a first argument that names no directory or file, and too few of them for most scripts
+        bad = subprocess.run([sys.executable, str(SCRIPTS / name), "--no-such-option", missing],
+                             capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        assert bad.returncode == 2 and bad.stdout == "", (name, bad.stdout, bad.stderr)
+        assert bad.stderr.count("\n") == 1 and bad.stderr.startswith(f"{name}: "), (name, bad.stderr)
+        assert f"usage: {name}" in bad.stderr, (name, bad.stderr)
+        assert list(tmp_path.iterdir()) == [], name
