@@ -57,12 +57,16 @@ void run_experiment_command(ExperimentOptions o) {
   study::ExperimentConfig c = study::read_experiment_config(o.config, "--config");
   // Seeds: --seeds, else the config's [experiment] seeds, else the default. experiment.toml records
   // the count, so --resume continues with the experiment's own (one written before counts were
-  // recorded has none: then the rule above applies).
+  // recorded has none: then the rule above applies). A larger --seeds on --resume extends the
+  // experiment: seed i's run derives from (base seed, variant, i) alone, so the finished seeds are
+  // the first seeds of the larger experiment and only the new ones train. Fewer would drop
+  // finished runs from the verdict, so that is refused.
   const int recorded = o.resume ? study::read_experiment_config(dir / "experiment.toml", "--resume").seeds : 0;
-  if (recorded > 0 && o.seeds > 0 && o.seeds != recorded)
+  if (recorded > 0 && o.seeds > 0 && o.seeds < recorded)
     throw UsageError("--seeds", "'" + o.out + "' holds a " + std::to_string(recorded) +
-                                    "-seed experiment; resume it with --seeds " + std::to_string(recorded) +
-                                    " or without --seeds");
+                                    "-seed experiment; --resume keeps its seeds (without --seeds) or adds more "
+                                    "(--seeds above " +
+                                    std::to_string(recorded) + "), never fewer");
   if (o.seeds == 0) o.seeds = recorded > 0 ? recorded : c.seeds > 0 ? c.seeds : kDefaultSeeds;
   c.seeds = o.seeds;
   std::vector<std::string> names;
@@ -90,11 +94,12 @@ void run_experiment_command(ExperimentOptions o) {
     std::ifstream in(dir / "experiment.toml");
     const std::string on_disk{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     study::ExperimentConfig as_written = c;
-    if (recorded == 0) as_written.seeds = 0;  // written before seed counts were recorded
+    as_written.seeds = recorded;  // 0 when written before seed counts were recorded
     if (on_disk != study::experiment_toml(as_written))
       throw UsageError("--resume", "'" + (dir / "experiment.toml").string() +
                                        "' describes a different experiment than '" + o.config + "' (and --variants)");
     if (::access(dir.c_str(), W_OK) != 0) throw UsageError("--resume", "directory '" + o.out + "' is not writable");
+    if (recorded > 0 && o.seeds > recorded) write_file_atomic(dir / "experiment.toml", study::experiment_toml(c));
   } else {
     std::error_code ec;
     if (!o.force && fs::is_directory(dir, ec) && !fs::is_empty(dir, ec))
@@ -147,7 +152,7 @@ void add_experiment_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   sub->add_option("--seeds", o->seeds,
                   "Seeds per variant (>= 2, for intervals and tests); default: the config's [experiment] seeds, "
-                  "else 3")
+                  "else 3; with --resume, more than the experiment's adds seeds")
       ->check(CLI::Range(2, 10000));
   sub->add_option("--threads", o->threads,
                   "Runs trained in parallel (each single-threaded; results never depend on it)")

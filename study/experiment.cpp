@@ -47,8 +47,11 @@ std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vect
   }
   const std::uint64_t base_seed = make_train_config(c.base, "--config").seed;
   std::vector<RunRecord> records(jobs.size());
-  std::vector<std::size_t> order(jobs.size());
-  for (std::size_t j = 0; j < jobs.size(); ++j) order[j] = j;
+  // Seed-major: every variant's seed i before any seed i + 1, so an experiment stopped part-way (or
+  // extended by seeds) already holds comparable seeds of all its variants.
+  std::vector<std::size_t> order;
+  for (int i = 0; i < seeds; ++i)
+    for (std::size_t v = 0; v < variants.size(); ++v) order.push_back(v * static_cast<std::size_t>(seeds) + i);
   run_jobs(
       order, threads,
       [&](std::size_t j) {

@@ -110,7 +110,8 @@ TEST_CASE("experiment results.csv is byte-identical for --threads 1 and 2", "[cl
   CHECK(slurp(kRoot / "again" / "results.csv") == csv);
 }
 
-TEST_CASE("an experiment's seed count comes from its config and is kept by --resume", "[cli][experiment]") {
+TEST_CASE("an experiment's seed count comes from its config, is kept by --resume and can only grow",
+          "[cli][experiment]") {
   const fs::path cfg = write_config(
       "seeded.toml", std::regex_replace(kTinyConfig, std::regex("\\[experiment\\]\n"), "[experiment]\nseeds = 2\n"));
   const fs::path dir = kRoot / "seeded";
@@ -122,16 +123,40 @@ TEST_CASE("an experiment's seed count comes from its config and is kept by --res
   // Resuming without --seeds keeps 2 (the command's default of 3 would have added a seed).
   REQUIRE(run_p0sim("experiment --resume --out " + dir.string()).code == 0);
   CHECK(slurp(dir / "results.csv") == csv);
-  const Outcome other = run_p0sim("experiment --resume --seeds 3 --out " + dir.string());
-  CHECK(other.code == 2);
-  CHECK_THAT(other.err, Catch::Matchers::Contains("--seeds") && Catch::Matchers::Contains("2-seed experiment"));
-  CHECK(slurp(dir / "results.csv") == csv);
   // --seeds overrides the config's count.
-  REQUIRE(
-      run_p0sim("experiment --config " + cfg.string() + variants + " --seeds 3 --out " + (kRoot / "seeded3").string())
-          .code == 0);
-  const std::string csv3 = slurp(kRoot / "seeded3" / "results.csv");
+  const fs::path dir3 = kRoot / "seeded3";
+  REQUIRE(run_p0sim("experiment --config " + cfg.string() + variants + " --seeds 3 --out " + dir3.string()).code == 0);
+  const std::string csv3 = slurp(dir3 / "results.csv");
   CHECK(std::count(csv3.begin(), csv3.end(), '\n') == 7);
+  // A larger --seeds on --resume trains only the new seed and ends as the 3-seed experiment.
+  const auto seed0_written = fs::last_write_time(dir / "runs" / "main" / "seed-0" / "summary.json");
+  const Outcome grown = run_p0sim("experiment --resume --seeds 3 --threads 1 --out " + dir.string());
+  REQUIRE(grown.code == 0);
+  CHECK(slurp(dir / "results.csv") == csv3);
+  CHECK(slurp(dir / "verdict.json") == slurp(dir3 / "verdict.json"));
+  CHECK(slurp(dir / "experiment.toml") == slurp(dir3 / "experiment.toml"));
+  CHECK(fs::last_write_time(dir / "runs" / "main" / "seed-0" / "summary.json") == seed0_written);
+  // Seed-major order: with one thread the new seed of each variant, in the file's variant order.
+  CHECK(grown.err.find("main seed-2 done") < grown.err.find("prefix-bidirectional seed-2 done"));
+  // Fewer seeds would drop finished runs: refused, nothing rewritten.
+  const Outcome fewer = run_p0sim("experiment --resume --seeds 2 --out " + dir.string());
+  CHECK(fewer.code == 2);
+  CHECK_THAT(fewer.err, Catch::Matchers::Contains("--seeds") && Catch::Matchers::Contains("3-seed experiment"));
+  CHECK(std::count(fewer.err.begin(), fewer.err.end(), '\n') == 1);
+  CHECK(slurp(dir / "results.csv") == csv3);
+}
+
+TEST_CASE("an experiment trains seed-major: every variant's seed i before any seed i + 1", "[cli][experiment]") {
+  const fs::path cfg = write_config("order.toml", kTinyConfig);
+  const Outcome o =
+      run_p0sim("experiment --config " + cfg.string() + " --seeds 2 --threads 1 --out " + (kRoot / "order").string());
+  REQUIRE(o.code == 0);
+  std::vector<std::string> done;
+  const std::regex line(R"(\] (\S+ seed-\d) done)");
+  for (std::sregex_iterator it(o.err.begin(), o.err.end(), line), end; it != end; ++it) done.push_back((*it)[1]);
+  const std::vector<std::string> expected = {"main seed-0", "prefix-bidirectional seed-0", "rope seed-0",
+                                             "main seed-1", "prefix-bidirectional seed-1", "rope seed-1"};
+  CHECK(done == expected);
 }
 
 TEST_CASE("experiment verdict.json names each claim with its test, p-value and per-variant intervals",
