@@ -343,8 +343,8 @@ def main(argv):
             for variant, rs in bos.items():
                 evidence["bos_sink"].append({
                     "study": study, "setting": f"T = {rs[0]['T']} with BOS, {tokens} tokens per run",
-                    "measure": "runs where sink emerged",
-                    "main": {"variant": variant, "emerged": count(sum(r["emerged_sink"] for r in rs), len(rs))}})
+                    "measure": "runs with a sink, any layer, last probe",  # as bos_sinks counts, and the control
+                    "main": {"variant": variant, "emerged": count(sum(r["sank_any_layer"] for r in rs), len(rs))}})
         else:
             missing.append(f"{study}/results.csv")
     if path("guo_backcopy", "effects.json"):

@@ -384,6 +384,34 @@ def test_the_cross_study_verdict_decides_only_past_the_bigram_plateau(tmp_path):
     assert "held-out loss or bigram entropy unknown" in claims["high_norm"]["status"]
 
 
+
+def test_a_text_studys_bos_runs_count_alike_as_its_positive_control_and_for_bos_sink(tmp_path):
+    # A BOS run whose only sinking head is in layer 0 (no sink "emerged" after the first layer) is a
+    # BOS sink: both places that read the study's BOS variant must count it.
+    docs = tmp_path / "docs"
+    d = docs / "text_long"
+    d.mkdir(parents=True)
+    with open(d / "results.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["variant", "seed_index", "emerged_sink", "p0_norm_ratio_l0", "p0_cos_l0", "sink_1_l0",
+                    "sink_rate_l0", "sink_rate_l1"])
+        w.writerows([["T256", 0, "", 1.5, 0.8, 0, 0, 0], ["T256", 1, "", 1.6, 0.8, 0, 0, 0],
+                     ["T256-bos", 0, "", 1.5, 1.0, 0.25, 0.25, 0], ["T256-bos", 1, "", 1.5, 1.0, 0, 0, 0],
+                     ["T256-bos", 2, "", 1.5, 1.0, 0.25, 0.25, 0]])
+    with open(d / "cells.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["metric", "variant", "T", "tokens", "seeds", "mean"])
+        w.writerows([["heldout_bpb", "T256", 256, 1000, 2, 2.6], ["heldout_bpb", "T256-bos", 256, 1000, 3, 2.5]])
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "verdict_summary.py"), str(docs), "--corpus",
+                           str(tmp_path / "none")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    claims = {c["claim"]: c for c in json.loads((docs / "verdict.json").read_text())["claims"]}
+    (bos,) = [e for e in claims["bos_sink"]["evidence"] if e["study"] == "text_long"]
+    assert (bos["main"]["emerged"]["k"], bos["main"]["emerged"]["n"]) == (2, 3)
+    assert bos["measure"] == "runs with a sink, any layer, last probe"
+    (t256,) = [e for e in claims["sink"]["evidence"] if e["study"] == "text_long"]
+    assert "T256-bos sank in 2/3 runs" in t256["positive_control"]
+
 def test_the_cross_study_verdict_counts_each_variant_of_a_search(tmp_path):
     docs = tmp_path / "docs"
     (docs / "text_controls").mkdir(parents=True)
