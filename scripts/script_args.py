@@ -1,8 +1,9 @@
 """The command line of every script in scripts/: argparse with the script's docstring as its --help,
 and bad input as one line (the argument, what is wrong, the usage) with exit status 2, as p0sim does.
 
-    from script_args import Parser, directory, existing_file
-    args = Parser(__doc__).add(...)...
+    parser = Parser(__doc__)
+    parser.add_argument("OUT", type=directory, help="...")
+    args = parser.parse_args(argv[1:])
 """
 import argparse
 import os
