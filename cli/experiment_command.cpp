@@ -113,12 +113,19 @@ void run_experiment_command(ExperimentOptions o) {
   }
   const std::size_t total = names.size() * static_cast<std::size_t>(o.seeds);
   std::size_t done = 0;
-  const auto runs = study::run_experiment(
-      c, names, o.seeds, o.threads, dir,
-      [&](const study::RunRecord& r) {
-        std::cerr << "[" << ++done << "/" << total << "] " << r.variant << " seed-" << r.seed_index << " done\n";
-      },
-      o.resume);
+  study::ExperimentProgress progress;
+  // A long study is silent for hours between "done" lines; these say which runs hold the cores.
+  progress.on_start = [&](const std::string& variant, int seed_index, int from_step, int steps) {
+    std::cerr << "[start] " << variant << " seed-" << seed_index;
+    if (from_step > 0)
+      std::cerr << " resumed at step " << from_step << " of " << steps << "\n";
+    else
+      std::cerr << " started (" << steps << " steps)\n";
+  };
+  progress.on_done = [&](const study::RunRecord& r) {
+    std::cerr << "[" << ++done << "/" << total << "] " << r.variant << " seed-" << r.seed_index << " done\n";
+  };
+  const auto runs = study::run_experiment(c, names, o.seeds, o.threads, dir, progress, o.resume);
   write_file_atomic(dir / "results.csv", study::results_csv(runs));
   // Runs with ablate = true: one table over all of them, variant and seed first.
   std::string ablations;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 
 #include "common/errors.hpp"
 #include "common/files.hpp"
@@ -33,8 +34,8 @@ TrainState without_weights(const TrainState& st) {
 }  // namespace
 
 std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vector<std::string>& variants, int seeds,
-                                      int threads, const fs::path& out_dir,
-                                      const std::function<void(const RunRecord&)>& on_done, bool resume) {
+                                      int threads, const fs::path& out_dir, const ExperimentProgress& progress,
+                                      bool resume) {
   struct Job {
     const ExperimentVariant* variant;
     int seed_index;
@@ -47,6 +48,7 @@ std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vect
   }
   const std::uint64_t base_seed = make_train_config(c.base, "--config").seed;
   std::vector<RunRecord> records(jobs.size());
+  std::mutex report_lock;  // one lock for both reports, so a caller's lines never interleave
   // Seed-major: every variant's seed i before any seed i + 1, so an experiment stopped part-way (or
   // extended by seeds) already holds comparable seeds of all its variants.
   std::vector<std::size_t> order;
@@ -85,6 +87,11 @@ std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vect
           r.emergence = analyse_trace(r.probes, tc.probe, tc.data.task);
           r.final_loss = checkpoint.state.log.empty() ? std::nan("") : checkpoint.state.log.back().loss;
         } else {
+          if (progress.on_start) {
+            const std::lock_guard<std::mutex> hold(report_lock);
+            progress.on_start(job.variant->name, job.seed_index, checkpoint.found ? checkpoint.state.step : 0,
+                              tc.steps);
+          }
           fs::create_directories(dir);
           write_file_atomic(dir / "config.toml", train_options_toml(options));
           Model<float> model(tc.model, tc.batch);
@@ -103,7 +110,8 @@ std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vect
         records[j] = RunRecord{job.variant->name, job.seed_index, seed, run_metrics(r)};
       },
       [&](std::size_t j) {
-        if (on_done) on_done(records[j]);
+        const std::lock_guard<std::mutex> hold(report_lock);
+        if (progress.on_done) progress.on_done(records[j]);
       });
   return records;
 }

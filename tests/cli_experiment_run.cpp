@@ -138,6 +138,9 @@ TEST_CASE("an experiment's seed count comes from its config, is kept by --resume
   CHECK(fs::last_write_time(dir / "runs" / "main" / "seed-0" / "summary.json") == seed0_written);
   // Seed-major order: with one thread the new seed of each variant, in the file's variant order.
   CHECK(grown.err.find("main seed-2 done") < grown.err.find("prefix-bidirectional seed-2 done"));
+  CHECK_THAT(grown.err, Catch::Matchers::Contains("[start] main seed-2 started (") &&
+                            !Catch::Matchers::Contains("seed-0 started") &&
+                            !Catch::Matchers::Contains("seed-1 started"));
   // Fewer seeds would drop finished runs: refused, nothing rewritten.
   const Outcome fewer = run_p0sim("experiment --resume --seeds 2 --out " + dir.string());
   CHECK(fewer.code == 2);

@@ -21,6 +21,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -252,7 +253,7 @@ TEST_CASE(
   const fs::path whole = dir("exp_whole"), killed = dir("exp_killed");
   const std::string base = "experiment --seeds 2 --threads 1 --config " + cfg.string() + " --out ";
   REQUIRE(run_p0sim(base + whole.string()).code == 0);
-  // Jobs run in order main/seed-0, main/seed-1, bidir/...: kill inside main/seed-1.
+  // Jobs run seed-major (main/seed-0, bidir/seed-0, main/seed-1, bidir/seed-1): kill inside main/seed-1.
   REQUIRE(
       kill_at_step(base + killed.string(), killed / "runs" / "main" / "seed-1" / "checkpoint" / "state.ckpt", 20, 0.0));
   CHECK(fs::exists(killed / "runs" / "main" / "seed-0" / "summary.json"));
@@ -266,6 +267,16 @@ TEST_CASE(
   CAPTURE(resumed.err);
   REQUIRE(resumed.code == 0);
   CHECK(fs::last_write_time(killed / "runs" / "main" / "seed-0" / "summary.json") == seed0_mtime);  // not retrained
+  // The log names the runs that train: the partial one at its checkpoint's step, the untouched
+  // one from the start, the finished ones not at all.
+  std::smatch at;
+  REQUIRE(std::regex_search(resumed.err, at, std::regex(R"(\[start\] main seed-1 resumed at step (\d+) of 60\n)")));
+  CHECK(std::stoi(at[1]) >= 20);
+  CHECK(std::stoi(at[1]) % 3 == 0);  // checkpoint-every = 3
+  CHECK_THAT(resumed.err, Catch::Matchers::Contains("[start] bidir seed-1 started (60 steps)\n"));
+  CHECK_THAT(resumed.err, !Catch::Matchers::Contains("main seed-0 started") &&
+                              !Catch::Matchers::Contains("bidir seed-0 started") &&
+                              !Catch::Matchers::Contains("seed-0 resumed"));
   CHECK(slurp(whole / "results.csv") == slurp(killed / "results.csv"));
   CHECK(slurp(whole / "verdict.json") == slurp(killed / "verdict.json"));
   for (const char* run : {"main/seed-0", "main/seed-1", "bidir/seed-0", "bidir/seed-1"}) {
