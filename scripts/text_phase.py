@@ -19,9 +19,12 @@ batch x T). Per probe, over the model's layers:
 Writes OUT_DIR/heat_<metric>.gp and .png (mean over seeds per cell; `gnuplot heat_<metric>.gp`
 redraws it), OUT_DIR/curves.gp and .png (every metric over training tokens, one line per variant: the
 mean over seeds, the same cells as the heat maps), OUT_DIR/cells.csv (every cell: T, tokens, seeds,
-mean) and OUT_DIR/table.md (the last
+mean), OUT_DIR/table.md (the last
 probe per variant: mean [95% bootstrap percentile interval] over seeds; the corpus's held-out bits per
-byte and unigram entropy from summary.json).
+byte and unigram entropy from summary.json) and OUT_DIR/seeds.md (one row per run, the figures a
+reader checks seed by seed: sinking heads and the most position-0-bound head at the last probe and
+over training, position 0's ratio at the end and at its peak, the probes meeting the high-norm
+criterion).
 """
 import csv
 import json
@@ -34,6 +37,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from interval import bootstrap  # noqa: E402
 from script_args import Parser, directory  # noqa: E402
+from verdict_summary import HIGH_NORM_COS, HIGH_NORM_RATIO  # noqa: E402
 
 METRICS = [
     ("sink_1", "Sink_1 (eps 0.3): fraction of heads sinking on position 0", (0.0, 1.0)),
@@ -54,13 +58,18 @@ def number(text):
     return float(text) if text not in ("", None, "nan") else float("nan")
 
 
+def rows_by_step(path):
+    """A per-probe CSV (trace.csv: a row per layer; heads.csv: a row per head) grouped by its step."""
+    by_step = {}
+    for r in read_csv(path):
+        by_step.setdefault(int(r["step"]), []).append(r)
+    return by_step
+
+
 def probes_of(run_dir):
     """One dict per probe step: the metrics above, from trace.csv."""
-    by_step = {}
-    for r in read_csv(os.path.join(run_dir, "trace.csv")):
-        by_step.setdefault(int(r["step"]), []).append(r)
     out = []
-    for step, rows in sorted(by_step.items()):
+    for step, rows in sorted(rows_by_step(os.path.join(run_dir, "trace.csv")).items()):
         ratios = [number(r["p0_norm_ratio"]) for r in rows]
         top = max(range(len(rows)), key=lambda i: ratios[i])
         out.append({
@@ -71,8 +80,43 @@ def probes_of(run_dir):
             "massive_p0": max(number(r["massive_ratio"]) for r in rows),
             "massive_rest": max(number(r["massive_ratio_rest"]) for r in rows),
             "heldout_bpb": number(rows[0]["loss"]) / math.log(2.0),
+            # per layer, the fraction of its heads whose attention to key 0 (mean over queries and
+            # windows) exceeds eps: the count a BOS control's sink is judged by
+            "sink_rate_sum": sum(number(r.get("sink_rate")) for r in rows),
         })
     return out
+
+
+def top_head(rows):
+    """The (attention to key 0, layer, head) of the head that attends to key 0 most among heads.csv rows."""
+    return max((number(r["attn_to_0"]), int(r["layer"]), int(r["head"])) for r in rows)
+
+
+def seed_row(run, probes):
+    """One run's line of seeds.md. Sinking heads: trace.csv's sink_rate (per layer, the fraction of heads
+    whose attention to key 0 exceeds eps) as a count; the head columns read heads.csv's attn_to_0 (mean
+    over all queries of the attention to key 0); either is blank for a run without it."""
+    c, last = run["summary"]["config"], probes[-1]
+    heads_per_layer = c.get("heads", 1)
+    n_heads = heads_per_layer * c.get("layers", 1)
+    sinking = last["sink_rate_sum"] * heads_per_layer
+    sinking = f"{round(sinking)} of {n_heads}" if math.isfinite(sinking) else "–"
+    peak = max(probes, key=lambda p: p["p0_norm_ratio"])
+    held = sum(p["p0_norm_ratio"] >= HIGH_NORM_RATIO and p["p0_cos"] >= HIGH_NORM_COS for p in probes)
+    bpb = (run["summary"].get("text") or {}).get("heldout_bits_per_byte")
+    head_last = head_any = "–"
+    heads_path = os.path.join(run["dir"], "heads.csv")
+    if os.path.exists(heads_path):
+        by_step = rows_by_step(heads_path)
+        a, layer, head = top_head(by_step[max(by_step)])
+        head_last = f"{a:.3f} (layer {layer}, head {head})"
+        # step 0 (the initialisation) excluded: attention there is near uniform
+        (a, layer, _), step = max((top_head(rows), step) for step, rows in by_step.items() if step > 0)
+        head_any = f"{a:.3f} (step {step}, layer {layer})"
+    return (f"| {run['variant']} | {run['seed'].split('-')[1]} | {'–' if bpb is None else f'{bpb:.3f}'} | "
+            f"{sinking} | {head_last} | {head_any} | {last['p0_norm_ratio']:.2f} ({last['p0_cos']:.2f}) | "
+            f"{peak['p0_norm_ratio']:.2f} (step {peak['step']}, {peak['p0_cos']:.2f}) | {held} of {len(probes)} | "
+            f"{last['massive_p0']:.1f} / {last['massive_rest']:.1f} |")
 
 
 def find_runs(roots):
@@ -173,6 +217,7 @@ def main(argv):
         last["summary_bpb"] = text.get("heldout_bits_per_byte")
         corpus = corpus or text
         final.setdefault(v, []).append((run["seed"], last, run["summary"]["steps"] * B * T))
+        run["seed_row"] = seed_row(run, probes)
     order = [r["variant"] for r in runs]
     columns = sorted(final, key=lambda v: (seq_len[v], order.index(v)))
     token_values = sorted({tok for cell in cells.values() for (_, tok) in cell})
@@ -207,6 +252,18 @@ def main(argv):
     with open(os.path.join(out_dir, "table.md"), "w") as f:
         f.write("Last probe of each run; mean [95% bootstrap percentile interval] over seeds.\n\n" + "\n".join(rows) +
                 "\n" + note)
+    with open(os.path.join(out_dir, "seeds.md"), "w") as f:
+        f.write(f"Every run at its last probe and over training. Sinking heads: heads whose attention to key 0 (mean "
+                f"over queries and probe windows) exceeds eps = 0.3 (trace.csv sink_rate, the count a BOS control is "
+                f"judged by); attention to key 0: heads.csv attn_to_0, the same mean per head; high-norm criterion: "
+                f"p0_norm_ratio >= {HIGH_NORM_RATIO:g} and p0_cos >= {HIGH_NORM_COS:g} at one block.\n\n"
+                "| variant | seed | held-out bits/byte | sinking heads, last probe | head most on key 0, last probe | "
+                "largest attention to key 0, any probe | max p0_norm_ratio, last probe (p0_cos) | peak p0_norm_ratio "
+                "(step, p0_cos) | probes meeting the high-norm criterion | massive ratio at P0 / elsewhere, last probe |\n"
+                "|---|---|---|---|---|---|---|---|---|---|\n")
+        for v in columns:
+            f.write("".join(r["seed_row"] + "\n" for r in sorted((r for r in runs if r["variant"] == v),
+                                                               key=lambda r: int(r["seed"].split("-")[1]))))
     print("\n".join(rows) + "\n" + note)
     return 0
 

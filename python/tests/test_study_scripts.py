@@ -66,6 +66,49 @@ def test_the_phase_diagram_reads_gu_sink1_as_the_fraction_of_all_heads_and_the_l
     # p0_norm_ratio: at 0 tokens T16's mean and no T32 probe; at 1280 tokens both (means over seeds)
     assert "\n0 1 nan\n" in curves and "\n0.00128 2.6 0.5\n" in curves
     assert (out / "curves.png").stat().st_size > 1000
+    # runs without sink_rate or heads.csv: those columns of the per-run table are blank, not zero
+    seed_rows = [line for line in (out / "seeds.md").read_text().splitlines() if line.startswith("| T")]
+    assert len(seed_rows) == 3 and all(r.split("|")[4:7] == [" – ", " – ", " – "] for r in seed_rows)
+
+
+def test_the_per_seed_table_counts_sinking_heads_and_finds_the_head_and_probe_most_on_key_0(tmp_path):
+    runs = tmp_path / "runs"
+    # two layers of 4 heads
+    write_run(runs, "T16", 0, 16, 8, {
+        0: [(1.0, 0.1, 3.0, 4.0, 0.0, 1.0), (1.0, 0.1, 3.0, 4.0, 0.0, 1.0)],
+        10: [(2.4, 0.95, 5.0, 6.0, 0.25, 1.0), (2.1, 0.85, 7.0, 5.0, 0.0, 1.0)],  # criterion holds (layer 0)
+        20: [(1.5, 0.5, 9.0, 8.0, 0.25, 1.0), (1.8, 0.97, 4.0, 6.5, 0.0, 1.0)],
+    })
+    run = runs / "variant=T16" / "seed-0"
+    # sinking heads count by sink_rate (heads whose window-mean attention to key 0 exceeds eps), not by
+    # Sink_1: at the last probe 2 of layer 0's 4 heads and 1 of layer 1's, so 3 of 8
+    trace = list(csv.DictReader(open(run / "trace.csv")))
+    sink_rate = {("20", "0"): 0.5, ("20", "1"): 0.25}
+    with open(run / "trace.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, TRACE_HEADER + ["sink_rate"])
+        w.writeheader()
+        for r in trace:
+            w.writerow(dict(r, sink_rate=sink_rate.get((r["step"], r["layer"]), 0.0)))
+    summary = json.loads((run / "summary.json").read_text())
+    summary["config"].update(heads=4, layers=2)
+    (run / "summary.json").write_text(json.dumps(summary))
+    with open(run / "heads.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["step", "layer", "head", "attn_to_0"])
+        for step, best in ((0, (1, 2, 0.9)), (10, (0, 1, 0.6)), (20, (1, 3, 0.45))):
+            for layer, head in itertools.product(range(2), range(4)):
+                w.writerow([step, layer, head, best[2] if (layer, head) == best[:2] else 0.1])
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "text_phase.py"), str(out), str(runs)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    row = [c.strip() for c in (out / "seeds.md").read_text().splitlines()[-1].split("|")[1:-1]]
+    assert row[:4] == ["T16", "0", "2.500", "3 of 8"]
+    assert row[4] == "0.450 (layer 1, head 3)"
+    assert row[5] == "0.600 (step 10, layer 0)"  # the initialisation (step 0) is not a trained probe
+    assert row[6] == "1.80 (0.97)"  # the largest block's ratio at the last probe and its cosine
+    assert row[7] == "2.40 (step 10, 0.95)"
+    assert row[8] == "1 of 3" and row[9] == "9.0 / 8.0"
 
 
 def test_the_phase_diagram_refuses_a_directory_without_runs(tmp_path):
