@@ -37,7 +37,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from interval import bootstrap  # noqa: E402
 from script_args import Parser, directory  # noqa: E402
-from verdict_summary import HIGH_NORM_COS, HIGH_NORM_RATIO  # noqa: E402
+from verdict_summary import HIGH_NORM_COS, HIGH_NORM_RATIO, is_high_norm  # noqa: E402
 
 METRICS = [
     ("sink_1", "Sink_1 (eps 0.3): fraction of heads sinking on position 0", (0.0, 1.0)),
@@ -77,6 +77,8 @@ def probes_of(run_dir):
             "sink_1": sum(number(r["sink_1"]) for r in rows) / len(rows),
             "p0_norm_ratio": ratios[top],
             "p0_cos": number(rows[top]["p0_cos"]),
+            # at any block, not only the largest ratio's: a block under it may hold the criterion
+            "high_norm": any(is_high_norm(number(r["p0_norm_ratio"]), number(r["p0_cos"])) for r in rows),
             "massive_p0": max(number(r["massive_ratio"]) for r in rows),
             "massive_rest": max(number(r["massive_ratio_rest"]) for r in rows),
             "heldout_bpb": number(rows[0]["loss"]) / math.log(2.0),
@@ -102,7 +104,7 @@ def seed_row(run, probes):
     sinking = last["sink_rate_sum"] * heads_per_layer
     sinking = f"{round(sinking)} of {n_heads}" if math.isfinite(sinking) else "–"
     peak = max(probes, key=lambda p: p["p0_norm_ratio"])
-    held = sum(p["p0_norm_ratio"] >= HIGH_NORM_RATIO and p["p0_cos"] >= HIGH_NORM_COS for p in probes)
+    held = sum(p["high_norm"] for p in probes)
     bpb = (run["summary"].get("text") or {}).get("heldout_bits_per_byte")
     head_last = head_any = "–"
     heads_path = os.path.join(run["dir"], "heads.csv")

@@ -20,7 +20,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from guo_figures import expand, number, read_csv  # noqa: E402
 from script_args import Parser, arm  # noqa: E402
-from verdict_summary import HIGH_NORM_COS, HIGH_NORM_RATIO  # noqa: E402
+from verdict_summary import is_high_norm  # noqa: E402
 
 
 def at_step(run_dir, step):
@@ -35,7 +35,7 @@ def at_step(run_dir, step):
         "ratio": number(top["p0_norm_ratio"]),
         "block": int(top["layer"]),
         "cos": number(top["p0_cos"]),
-        "high_norm": any(number(r["p0_norm_ratio"]) >= HIGH_NORM_RATIO and number(r["p0_cos"]) >= HIGH_NORM_COS for r in trace),
+        "high_norm": any(is_high_norm(number(r["p0_norm_ratio"]), number(r["p0_cos"])) for r in trace),
         "attn_rest": max(number(r["attn_to_0_rest"]) for r in heads),
         "value": next(number(r["value_out_norm_0"]) for r in heads if r["layer"] == last_layer),
         "accuracy": number(trace[0]["accuracy"]),

@@ -42,6 +42,12 @@ from script_args import Parser, directory  # noqa: E402
 
 PLATEAU_MARGIN = 0.15  # bits/byte
 HIGH_NORM_RATIO, HIGH_NORM_COS, SINK_EPS = 2.0, 0.9, 0.3
+
+
+def is_high_norm(ratio, cos):
+    """The seed paper's high-norm fixed direction at one block: p0_norm_ratio and p0_cos of the same block."""
+    return ratio >= HIGH_NORM_RATIO and cos >= HIGH_NORM_COS
+
 # Experiments whose verdict.json tests claims (main against control; in a search, the main variant's
 # emerged counts stand in), and the variant with BOS.
 EXPERIMENTS = [
@@ -171,7 +177,7 @@ def text_runs(path, cells_path):
                 "variant": r["variant"], "T": int(re.match(r"T(\d+)", r["variant"]).group(1)),
                 "heldout_bpb": heldout.get(r["variant"], float("nan")),
                 "max_ratio": ratio[best], "cos_there": cos[best],
-                "high_norm": any(x >= HIGH_NORM_RATIO and y >= HIGH_NORM_COS for x, y in zip(ratio, cos)),
+                "high_norm": any(is_high_norm(x, y) for x, y in zip(ratio, cos)),
                 # Gu et al.'s Sink_1 of the model: the share of all heads (every layer has H) with alpha_1 > eps
                 "sink_1": sum(float(r[f"sink_1_l{l}"]) for l in layers) / len(layers),
                 # the first step from which the sink held to the end; blank when it never did

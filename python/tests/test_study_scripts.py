@@ -75,7 +75,8 @@ def test_the_per_seed_table_counts_sinking_heads_and_finds_the_head_and_probe_mo
     runs = tmp_path / "runs"
     # two layers of 4 heads
     write_run(runs, "T16", 0, 16, 8, {
-        0: [(1.0, 0.1, 3.0, 4.0, 0.0, 1.0), (1.0, 0.1, 3.0, 4.0, 0.0, 1.0)],
+        # the criterion holds at the smaller ratio's block (layer 1), not at the largest's
+        0: [(2.2, 0.5, 3.0, 4.0, 0.0, 1.0), (2.05, 0.93, 3.0, 4.0, 0.0, 1.0)],
         10: [(2.4, 0.95, 5.0, 6.0, 0.25, 1.0), (2.1, 0.85, 7.0, 5.0, 0.0, 1.0)],  # criterion holds (layer 0)
         20: [(1.5, 0.5, 9.0, 8.0, 0.25, 1.0), (1.8, 0.97, 4.0, 6.5, 0.0, 1.0)],
     })
@@ -108,7 +109,7 @@ def test_the_per_seed_table_counts_sinking_heads_and_finds_the_head_and_probe_mo
     assert row[5] == "0.600 (step 10, layer 0)"  # the initialisation (step 0) is not a trained probe
     assert row[6] == "1.80 (0.97)"  # the largest block's ratio at the last probe and its cosine
     assert row[7] == "2.40 (step 10, 0.95)"
-    assert row[8] == "1 of 3" and row[9] == "9.0 / 8.0"
+    assert row[8] == "2 of 3" and row[9] == "9.0 / 8.0"
 
 
 def test_the_phase_diagram_refuses_a_directory_without_runs(tmp_path):
