@@ -13,6 +13,7 @@
 #include <set>
 
 #include "cli/commands.hpp"
+#include "common/enum_names.hpp"
 #include "common/errors.hpp"
 #include "common/files.hpp"
 #include "study/experiment.hpp"
@@ -25,6 +26,7 @@ namespace {
 struct ExperimentOptions {
   std::string config, out, variants;
   int seeds = 0, threads = 1;  // seeds 0: the config's [experiment] seeds, else kDefaultSeeds
+  std::string steps;           // "": each variant's own
   bool force = false, resume = false;
 };
 
@@ -45,6 +47,31 @@ std::vector<std::string> split_names(const std::string& text) {
 
 constexpr int kDefaultSeeds = 3;
 
+// --steps: every variant trains that many steps (a variant's own steps key gives way).
+void set_steps(study::ExperimentConfig& c, const std::string& steps) {
+  c.base.set("steps", steps, "--steps");
+  for (auto& v : c.variants) std::erase_if(v.overrides, [](const auto& kv) { return kv.first == "steps"; });
+}
+
+// A larger --steps on --resume extends the finished runs from their last checkpoints, which leaves
+// their steps so far as they were only under a constant schedule (a cosine's learning rate at every
+// step depends on --steps). Fewer steps would drop training the results rest on.
+void check_extension(const study::ExperimentConfig& was, const study::ExperimentConfig& now) {
+  for (std::size_t i = 0; i < was.variants.size(); ++i) {
+    const study::OptionValues before = study::variant_options(was, was.variants[i]);
+    const study::OptionValues after = study::variant_options(now, now.variants[i]);
+    const std::string& name = was.variants[i].name;
+    const long from = std::stol(before.get("steps")), to = std::stol(after.get("steps"));
+    if (to < from)
+      throw UsageError("--steps", "variant '" + name + "' was trained to " + std::to_string(from) +
+                                      " steps; --resume --steps extends runs (more than that), never shortens them");
+    if (to > from && after.get("schedule") != enum_name(sim::Schedule::constant))
+      throw UsageError("--steps", "variant '" + name +
+                                      "' has a cosine schedule, whose learning rate at every step depends on --steps: "
+                                      "its runs cannot be extended (start a new experiment)");
+  }
+}
+
 void run_experiment_command(ExperimentOptions o) {
   if (o.out.empty()) throw UsageError("--out", "an output directory is required");
   const fs::path dir = o.out;
@@ -55,6 +82,8 @@ void run_experiment_command(ExperimentOptions o) {
   }
   if (o.config.empty()) throw UsageError("--config", "an experiment TOML is required");
   study::ExperimentConfig c = study::read_experiment_config(o.config, "--config");
+  const study::ExperimentConfig as_read = c;
+  if (!o.steps.empty()) set_steps(c, o.steps);
   // Seeds: --seeds, else the config's [experiment] seeds, else the default. experiment.toml records
   // the count, so --resume continues with the experiment's own (one written before counts were
   // recorded has none: then the rule above applies). A larger --seeds on --resume extends the
@@ -93,13 +122,17 @@ void run_experiment_command(ExperimentOptions o) {
     // The runs on disk must be the runs this config describes, or the verdict would mix two experiments.
     std::ifstream in(dir / "experiment.toml");
     const std::string on_disk{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    study::ExperimentConfig as_written = c;
+    study::ExperimentConfig as_written = as_read;
     as_written.seeds = recorded;  // 0 when written before seed counts were recorded
+    std::erase_if(as_written.variants,
+                  [&](const auto& v) { return std::find(names.begin(), names.end(), v.name) == names.end(); });
     if (on_disk != study::experiment_toml(as_written))
       throw UsageError("--resume", "'" + (dir / "experiment.toml").string() +
                                        "' describes a different experiment than '" + o.config + "' (and --variants)");
+    if (!o.steps.empty()) check_extension(as_written, c);
     if (::access(dir.c_str(), W_OK) != 0) throw UsageError("--resume", "directory '" + o.out + "' is not writable");
-    if (recorded > 0 && o.seeds > recorded) write_file_atomic(dir / "experiment.toml", study::experiment_toml(c));
+    if ((recorded > 0 && o.seeds > recorded) || !o.steps.empty())
+      write_file_atomic(dir / "experiment.toml", study::experiment_toml(c));
   } else {
     std::error_code ec;
     if (!o.force && fs::is_directory(dir, ec) && !fs::is_empty(dir, ec))
@@ -161,6 +194,12 @@ void add_experiment_command(CLI::App& app) {
                   "Seeds per variant (>= 2, for intervals and tests); default: the config's [experiment] seeds, "
                   "else 3; with --resume, more than the experiment's adds seeds")
       ->check(CLI::Range(2, 10000));
+  const study::RunOption& steps = *study::find_run_option("steps");
+  sub->add_option("--steps", o->steps,
+                  "Optimiser steps of every run, over the config's and its variants'; with --resume, more than the "
+                  "experiment's extend its finished runs from their last checkpoints (constant schedule only)")
+      ->type_name("INT")
+      ->check(CLI::Validator([&steps](std::string& in) { return steps.check(in); }, steps.accepted()));
   sub->add_option("--threads", o->threads,
                   "Runs trained in parallel (each single-threaded; results never depend on it)")
       ->check(CLI::Range(1, 1024));

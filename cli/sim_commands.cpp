@@ -60,6 +60,35 @@ class Progress {
   double window_tokens_s_ = 0.0;
 };
 
+// The step count a finished run (one with summary.json) was trained to; nullopt while it is unfinished.
+std::optional<int> finished_steps(const fs::path& run) {
+  const fs::path summary = run / "summary.json";
+  if (!fs::exists(summary)) return std::nullopt;
+  const nlohmann::json j = nlohmann::json::parse(read_text_file(summary, "--resume"), nullptr, false);
+  if (!j.is_object() || !j.contains("config") || !j["config"].contains("steps") ||
+      !j["config"]["steps"].is_number_integer())
+    throw UsageError("--resume", "'" + summary.string() + "' is not a p0sim run summary (no config.steps)");
+  return j["config"]["steps"].get<int>();
+}
+
+// A finished run continues to more steps only where that changes none of its steps so far: under a
+// constant schedule (a cosine's learning rate at every step depends on --steps), from the checkpoint
+// of its last step.
+void check_extension(const std::string& run, int finished, const TrainConfig& c, const FingerprintCheck& fits) {
+  if (c.steps < finished)
+    throw UsageError("--steps", "the run in '" + run + "' finished at " + std::to_string(finished) +
+                                    " steps; --steps can only extend it (more than " + std::to_string(finished) + ")");
+  if (c.schedule != Schedule::constant)
+    throw UsageError("--steps", "the run in '" + run +
+                                    "' has a cosine schedule, whose learning rate at every step depends on --steps: "
+                                    "it cannot be extended (train a new run)");
+  const LoadedCheckpoint last = load_latest_checkpoint(checkpoint_dir(run), fits, c.steps, "--resume");
+  if (!last.found || last.state.step != finished)
+    throw UsageError("--resume", "the run in '" + run + "' keeps no checkpoint of its last step (" +
+                                     std::to_string(finished) +
+                                     "), which an extension continues from (train with --checkpoint-every)");
+}
+
 struct TrainCommand {
   int threads = 1;
   bool force = false;
@@ -95,6 +124,7 @@ void add_train(CLI::App& app) {
     const study::OptionValues values = o->run->values();
     const study::RunSpec spec = values.spec();
     const std::string fingerprint = values.checkpoint_fingerprint();
+    const FingerprintCheck fits = values.checkpoint_fits();
     TrainConfig c = spec.train;
     c.threads = o->threads;
     validate(c);
@@ -104,14 +134,26 @@ void add_train(CLI::App& app) {
     // chunks; rank 0 alone checks and writes the run directory.
     study::mpi::Session session;
     const bool root = session.is_root();
+    const auto write_config = [&] {
+      write_file_atomic(dir / "config.toml", "# resolved configuration of 'p0sim train'; pass back with --config\n" +
+                                                 values.toml(study::kEveryRun | study::kTrainOnly));
+    };
     bool go_on = true;
     try {
       if (!o->resume.empty()) {
-        if (root && fs::exists(dir / "summary.json")) {
+        const std::optional<int> finished = root ? finished_steps(dir) : std::nullopt;
+        if (finished && *finished == c.steps) {
           std::cout << "run in " << dir.string() << " already finished; nothing to do\n";
           go_on = false;
         } else if (root && ::access(dir.c_str(), W_OK) != 0) {
           throw UsageError("--resume", "directory '" + o->resume + "' is not writable");
+        } else if (finished) {
+          check_extension(o->resume, *finished, c, fits);
+          // config.toml first: a kill before the summary goes leaves a finished run that the same
+          // command (or a plain --resume) extends again.
+          write_config();
+          fs::remove(dir / "summary.json");
+          std::cerr << "extending " << dir.string() << " from " << *finished << " to " << c.steps << " steps\n";
         }
       } else if (root) {
         std::error_code ec;
@@ -120,8 +162,7 @@ void add_train(CLI::App& app) {
                                         " to continue the run in it, or --force to start it over)");
         prepare_output_dir("--out", o->out, o->force);
         fs::remove_all(checkpoint_dir(dir), ec);  // a forced restart must never resume an older run's state
-        write_file_atomic(dir / "config.toml", "# resolved configuration of 'p0sim train'; pass back with --config\n" +
-                                                   values.toml(study::kEveryRun | study::kTrainOnly));
+        write_config();
       }
     } catch (...) {
       session.root_ok(false);
@@ -129,9 +170,11 @@ void add_train(CLI::App& app) {
     }
     if (!session.root_ok(go_on)) return;  // rank 0 said why (and set the exit code)
     if (!o->resume.empty()) {
-      checkpoint = load_latest_checkpoint(checkpoint_dir(dir), fingerprint, c.steps, "--resume");
-      if (root)
+      checkpoint = load_latest_checkpoint(checkpoint_dir(dir), fits, c.steps, "--resume");
+      if (root) {
         for (const std::string& why : checkpoint->skipped) std::cerr << "p0sim: warning: passed over " << why << "\n";
+        write_config();  // options given again (a longer --steps) are now the run's: a later --resume reads them
+      }
     }
     Model<float> model(c.model, c.batch);
     Progress progress(c.steps, c.log_every);

@@ -170,6 +170,12 @@ std::string encode_checkpoint(const std::string& fingerprint, const TrainState& 
 
 TrainState decode_checkpoint(const std::string& bytes, const std::string& fingerprint, int steps,
                              const std::string& where) {
+  return decode_checkpoint(
+      bytes, [&](const std::string& stored) { return stored == fingerprint; }, steps, where);
+}
+
+TrainState decode_checkpoint(const std::string& bytes, const FingerprintCheck& fits, int steps,
+                             const std::string& where) {
   if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
     throw UsageError(where, "not a p0sim checkpoint (bad magic)");
   Reader head(bytes, sizeof kMagic, where);
@@ -191,7 +197,7 @@ TrainState decode_checkpoint(const std::string& bytes, const std::string& finger
     throw UsageError(where, "corrupt checkpoint: checksum mismatch");
 
   Reader r(bytes, kHeaderBytes, where);
-  if (r.get_string() != fingerprint)
+  if (!fits(r.get_string()))
     throw UsageError(where, "checkpoint of a different training configuration (options changed since it was written?)");
   TrainState st;
   const auto step = r.get<std::int64_t>();
@@ -250,7 +256,7 @@ void write_checkpoint(const fs::path& dir, const std::string& fingerprint, const
   if (ec) throw RunError("cannot rename " + (dir / kIncoming).string() + ": " + ec.message());
 }
 
-LoadedCheckpoint load_latest_checkpoint(const fs::path& dir, const std::string& fingerprint, int steps,
+LoadedCheckpoint load_latest_checkpoint(const fs::path& dir, const FingerprintCheck& fits, int steps,
                                         const std::string& option) {
   LoadedCheckpoint best;
   std::vector<std::string> reasons;
@@ -262,7 +268,7 @@ LoadedCheckpoint load_latest_checkpoint(const fs::path& dir, const std::string& 
     if (!fs::is_regular_file(file, ec)) continue;
     best.found = true;
     try {
-      TrainState st = decode_checkpoint(read_all(file), fingerprint, steps, file.string());
+      TrainState st = decode_checkpoint(read_all(file), fits, steps, file.string());
       if (best.file.empty() || st.step > best.state.step) {
         best.state = std::move(st);
         best.file = file;

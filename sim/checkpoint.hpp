@@ -18,6 +18,7 @@
 // probe records so far (raw fields; derived claims are recomputed at the end).
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,10 +34,16 @@ inline constexpr std::uint32_t kCheckpointVersion = 5;
 // The checkpoint directory of a run directory.
 std::filesystem::path checkpoint_dir(const std::filesystem::path& run_dir);
 
+// Whether a checkpoint written under the stored fingerprint may continue the caller's run. The
+// caller decides: the fingerprint's text is its own. Given a string, the fingerprints must be equal.
+using FingerprintCheck = std::function<bool(const std::string& stored)>;
+
 // Serialises `state` under `fingerprint`; the inverse checks magic, version, size, checksum, that
-// the fingerprint is the same and the step within 0..steps, throwing UsageError(`where`, reason)
+// the fingerprint fits and the step is within 0..steps, throwing UsageError(`where`, reason)
 // otherwise.
 std::string encode_checkpoint(const std::string& fingerprint, const TrainState& state);
+TrainState decode_checkpoint(const std::string& bytes, const FingerprintCheck& fits, int steps,
+                             const std::string& where);
 TrainState decode_checkpoint(const std::string& bytes, const std::string& fingerprint, int steps,
                              const std::string& where);
 
@@ -53,7 +60,7 @@ struct LoadedCheckpoint {
   std::filesystem::path file;
   std::vector<std::string> skipped;
 };
-LoadedCheckpoint load_latest_checkpoint(const std::filesystem::path& dir, const std::string& fingerprint, int steps,
+LoadedCheckpoint load_latest_checkpoint(const std::filesystem::path& dir, const FingerprintCheck& fits, int steps,
                                         const std::string& option);
 
 }  // namespace p0sim::sim

@@ -129,6 +129,11 @@ TrainResult train(Model<float>& model, const TrainConfig& c, const TrainControl&
     result.probes = st->probes;
     first_step = st->step;
     earlier_seconds = st->wall_seconds;
+    // A finished run extended to more steps took a probe at its old end; unless that end was on the
+    // --probe-every grid, a run given the longer --steps from the start has no probe there.
+    if (c.probe.every > 0 && first_step < c.steps && first_step % c.probe.every != 0 && !result.probes.empty() &&
+        result.probes.back().step == first_step)
+      result.probes.pop_back();
   }
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();

@@ -65,18 +65,19 @@ std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vect
         const TrainConfig tc = make_train_config(options, "--config");
         const int checkpoint_every = options.spec().checkpoint_every;
         const std::string fingerprint = options.checkpoint_fingerprint();
+        const FingerprintCheck fits = options.checkpoint_fits();
         const fs::path dir = out_dir / "runs" / job.variant->name / ("seed-" + std::to_string(job.seed_index));
         // On --resume a finished run's metrics come from its record (or, for runs written before
         // records existed, from its final checkpoint, which then gets a record).
         LoadedCheckpoint checkpoint;
         const fs::path record = dir / kRunRecord;
         if (resume && fs::exists(record)) {
-          checkpoint.state = decode_checkpoint(read_text_file(record, "--resume"), fingerprint, tc.steps,
+          checkpoint.state = decode_checkpoint(read_text_file(record, "--resume"), fits, tc.steps,
                                                "--resume (" + record.string() + ")");
           checkpoint.found = checkpoint.state.step == tc.steps;
         }
         if (resume && !checkpoint.found) {
-          checkpoint = load_latest_checkpoint(checkpoint_dir(dir), fingerprint, tc.steps, "--resume");
+          checkpoint = load_latest_checkpoint(checkpoint_dir(dir), fits, tc.steps, "--resume");
           if (checkpoint.state.step == tc.steps && fs::exists(dir / "summary.json") && !fs::exists(record))
             write_file_atomic(record, encode_checkpoint(fingerprint, without_weights(checkpoint.state)));
         }

@@ -375,6 +375,20 @@ std::string OptionValues::checkpoint_fingerprint() const {
   return j.dump();
 }
 
+sim::FingerprintCheck OptionValues::checkpoint_fits() const {
+  std::string own = checkpoint_fingerprint();
+  if (get("schedule") != enum_name(sim::Schedule::constant))
+    return [own](const std::string& stored) { return stored == own; };
+  return [own](const std::string& stored) {
+    if (stored == own) return true;
+    nlohmann::json a = nlohmann::json::parse(stored, nullptr, false), b = nlohmann::json::parse(own);
+    if (!a.is_object()) return false;
+    a.erase("steps");
+    b.erase("steps");
+    return a == b;
+  };
+}
+
 RunSpec OptionValues::spec() const {
   auto i = [&](const char* k) { return static_cast<int>(std::strtoll(get(k).c_str(), nullptr, 10)); };
   auto d = [&](const char* k) { return std::strtod(get(k).c_str(), nullptr); };

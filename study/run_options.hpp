@@ -14,6 +14,7 @@
 
 #include "common/enum_names.hpp"
 #include "common/errors.hpp"
+#include "sim/checkpoint.hpp"
 #include "sim/train.hpp"
 
 namespace p0sim::study {
@@ -86,6 +87,11 @@ class OptionValues {
   // `fingerprint`, as compact JSON with numbers parsed (so "1e-3" and "0.001" agree). The thread
   // count is no option: a run resumes with any --threads.
   std::string checkpoint_fingerprint() const;
+  // Whether a checkpoint stored under another fingerprint continues this run: the same options, except
+  // that under a constant learning-rate schedule `steps` may differ, since it enters no step's
+  // arithmetic there, only where training stops. So a finished run can be extended, and a running one
+  // lengthened, bit for bit as if it had been given the longer --steps from the start.
+  sim::FingerprintCheck checkpoint_fits() const;
 
  private:
   std::vector<std::string> text_;  // parallel to run_options()

@@ -25,6 +25,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "tests/test_support.hpp"
@@ -222,6 +223,63 @@ TEST_CASE("a run started on one thread and resumed on two ends with the bytes of
   require_same_run(whole, resumed);
 }
 
+TEST_CASE("a finished constant-schedule run extended with --resume --steps ends with the bytes of a run that long",
+          "[cli][resume][extend]") {
+  // The old end (step 100) is off the --probe-every grid, so the extension must drop the probe taken there.
+  const std::string run =
+      "train --vocab 16 --d-model 32 --heads 2 --d-ff 64 --seq-len 16 --batch 8 --lr 3e-3 --warmup 10 "
+      "--task firstrecall --triggers 2 --probe-every 15 --probe-batch 16 --checkpoint-every 9 --log-every 1000 "
+      "--seed 7 --steps ";
+  const fs::path whole = dir("long_whole"), extended = dir("long_extended");
+  REQUIRE(run_p0sim(run + "400 --out " + whole.string()).code == 0);
+  REQUIRE(run_p0sim(run + "100 --out " + extended.string()).code == 0);
+
+  // Refused, in one line, leaving the finished run as it was: fewer steps, other training options.
+  const std::string config = slurp(extended / "config.toml");
+  for (const std::string& args : {std::string("--steps 60"), std::string("--steps 400 --lr 1e-3")}) {
+    CAPTURE(args);
+    const Outcome o = run_p0sim("train --resume " + extended.string() + " " + args);
+    CHECK(o.code == 2);
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+    CHECK(fs::exists(extended / "summary.json"));
+    CHECK(slurp(extended / "config.toml") == config);
+  }
+
+  // Extended, killed on the way, then finished by a plain --resume (config.toml now says 400).
+  const fs::path newest = extended / "checkpoint" / "state.ckpt";
+  const bool killed = kill_at_step("train --resume " + extended.string() + " --steps 400", newest, 200, 0.0);
+  CHECK(killed);
+  CHECK_FALSE(fs::exists(extended / "summary.json"));
+  const Outcome o = run_p0sim("train --resume " + extended.string());
+  CAPTURE(o.err);
+  REQUIRE(o.code == 0);
+  CHECK(o.err.find("resuming") != std::string::npos);
+  require_same_run(whole, extended);
+  // Finished at 400: nothing left to do, nothing rewritten.
+  const auto finished = fs::last_write_time(extended / "summary.json");
+  CHECK(run_p0sim("train --resume " + extended.string()).code == 0);
+  CHECK(fs::last_write_time(extended / "summary.json") == finished);
+}
+
+TEST_CASE("runs that cannot be extended are refused naming the option: a cosine schedule, no final checkpoint",
+          "[cli][resume][extend]") {
+  const std::string run =
+      "train --vocab 8 --d-model 16 --heads 2 --d-ff 32 --seq-len 8 --batch 4 --steps 20 --probe-every 5 --seed 3 ";
+  const fs::path cosine = dir("cosine"), unsaved = dir("unsaved");
+  REQUIRE(run_p0sim(run + "--schedule cosine --checkpoint-every 5 --out " + cosine.string()).code == 0);
+  REQUIRE(run_p0sim(run + "--out " + unsaved.string()).code == 0);
+  for (const auto& [where, option, reason] :
+       {std::tuple{cosine, "--steps", "cosine schedule"}, std::tuple{unsaved, "--resume", "no checkpoint"}}) {
+    CAPTURE(where.string());
+    const Outcome o = run_p0sim("train --resume " + where.string() + " --steps 30");
+    CHECK(o.code == 2);
+    CHECK_THAT(o.err, Catch::Matchers::StartsWith(std::string("p0sim: error: ") + option) &&
+                          Catch::Matchers::Contains(reason));
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+    CHECK(fs::exists(where / "summary.json"));
+  }
+}
+
 // --lr 10 on the default config does not diverge: AdamW's normalised update and --clip 1 keep the
 // loss finite (about 199 after 1000 steps). --lr 100 does: the decoupled weight decay multiplies
 // every matrix by 1 - lr*wd = -9 per step, until the attention scores overflow (step 16).
@@ -319,6 +377,39 @@ TEST_CASE(
   CHECK_THAT(refused_record.err, Catch::Matchers::Contains("--resume") && Catch::Matchers::Contains("record.ckpt") &&
                                      Catch::Matchers::Contains("checksum"));
   CHECK(std::count(refused_record.err.begin(), refused_record.err.end(), '\n') == 1);
+}
+
+TEST_CASE(
+    "an experiment extended with --resume --steps gives the results of one trained that long; fewer steps refused",
+    "[cli][resume][experiment][extend]") {
+  const fs::path cfg = kScratch.root() / "exp_extend.toml";
+  // bidir sets its own steps: --steps overrides it too.
+  std::ofstream(cfg)
+      << "vocab = 16\nd-model = 16\nheads = 2\nd-ff = 32\nseq-len = 8\nbatch = 4\nsteps = 30\n"
+         "probe-every = 10\nprobe-batch = 8\ntask = \"firstrecall\"\ntriggers = 2\ncheckpoint-every = 7\n"
+         "[experiment]\nmain = \"main\"\ncontrol = \"bidir\"\n[variants.main]\n"
+         "[variants.bidir]\nmask = \"prefix-bidirectional\"\nsteps = 25\n";
+  const fs::path whole = dir("exp_long"), extended = dir("exp_extended");
+  const std::string base = "experiment --seeds 2 --threads 2 --config " + cfg.string() + " --out ";
+  REQUIRE(run_p0sim(base + whole.string() + " --steps 50").code == 0);
+  REQUIRE(run_p0sim(base + extended.string()).code == 0);
+  const Outcome o = run_p0sim("experiment --resume --steps 50 --out " + extended.string());
+  CAPTURE(o.err);
+  REQUIRE(o.code == 0);
+  CHECK_THAT(o.err, Catch::Matchers::Contains("[start] main seed-1 resumed at step 30 of 50") &&
+                        Catch::Matchers::Contains("[start] bidir seed-0 resumed at step 25 of 50"));
+  CHECK(slurp(whole / "experiment.toml") == slurp(extended / "experiment.toml"));
+  CHECK(slurp(whole / "results.csv") == slurp(extended / "results.csv"));
+  CHECK(slurp(whole / "verdict.json") == slurp(extended / "verdict.json"));
+  for (const char* run : {"main/seed-0", "main/seed-1", "bidir/seed-0", "bidir/seed-1"}) {
+    CAPTURE(run);
+    require_same_run(whole / "runs" / run, extended / "runs" / run);
+  }
+  const Outcome fewer = run_p0sim("experiment --resume --steps 40 --out " + extended.string());
+  CHECK(fewer.code == 2);
+  CHECK_THAT(fewer.err,
+             Catch::Matchers::StartsWith("p0sim: error: --steps") && Catch::Matchers::Contains("never shortens"));
+  CHECK(slurp(whole / "experiment.toml") == slurp(extended / "experiment.toml"));
 }
 
 }  // namespace cli_train_resume_test

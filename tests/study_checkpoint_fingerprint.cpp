@@ -153,6 +153,26 @@ TEST_CASE("a checkpoint is refused under another fingerprint and read back under
   CHECK_THROWS_AS(sim::decode_checkpoint(bytes, run.checkpoint_fingerprint(), 3, "ckpt"), UsageError);
 }
 
+TEST_CASE("a checkpoint fits a run of other --steps under a constant schedule only, and nothing else changed",
+          "[study][checkpoint]") {
+  const std::string schedule = GENERATE(as<std::string>{}, "constant", "cosine");
+  OptionValues run = tiny_run();
+  run.set("schedule", schedule, "test");
+  const std::string bytes = sim::encode_checkpoint(run.checkpoint_fingerprint(), final_state(run));
+  OptionValues longer = run;
+  longer.set("steps", "40", "test");
+  INFO("--schedule " << schedule);
+  CHECK(longer.checkpoint_fingerprint() != run.checkpoint_fingerprint());  // the text still records the steps
+  if (schedule == "constant") {
+    CHECK(sim::decode_checkpoint(bytes, longer.checkpoint_fits(), 40, "ckpt").step == 4);
+  } else {
+    CHECK_THROWS_AS(sim::decode_checkpoint(bytes, longer.checkpoint_fits(), 40, "ckpt"), UsageError);
+  }
+  longer.set("lr", "0.5", "test");
+  CHECK_THROWS_AS(sim::decode_checkpoint(bytes, longer.checkpoint_fits(), 40, "ckpt"), UsageError);
+  CHECK_THROWS_AS(sim::decode_checkpoint(bytes, run.checkpoint_fits(), 3, "ckpt"), UsageError);
+}
+
 TEST_CASE("a checkpoint of another engine version is refused with one line naming both versions",
           "[study][checkpoint]") {
   const OptionValues run = tiny_run();
