@@ -1,35 +1,46 @@
 #!/usr/bin/env bash
 # Guo et al. (2024)'s Bigram-Backcopy replication (configs/guo_backcopy.toml): every arm of
 # docs/search/guo_backcopy/README.md for each seed, two runs at a time; then the curves, the table
-# and the effects over seeds into docs/search/guo_backcopy/ (scripts/guo_figures.py, from the runs
-# finished so far under OUT, of any seed). Resumable: a run whose directory holds a summary.json is kept, one with a
+# and the effects over seeds into DOCS (scripts/guo_figures.py, from the runs finished so far under
+# OUT, of any seed). Resumable: a run whose directory holds a summary.json is kept, one with a
 # checkpoint continues from it. About 1.5 core-hours per seed on a quiet machine (45 minutes of two cores).
-#   bash scripts/guo_replication.sh [OUT]     (default out/guo: OUT/seed-S/ARM; env P0SIM_BIN,
-#                                              SEEDS, default "1 2 3 4 5")
+#   bash scripts/guo_replication.sh [OUT [DOCS]]   (default out/guo: OUT/seed-S/ARM, and
+#                                                    docs/search/guo_backcopy; env P0SIM_BIN,
+#                                                    SEEDS, default "1 2 3 4 5"; ARMS, default all;
+#                                                    STEPS: every arm's steps instead of its own)
+# With STEPS above a finished run's steps the run is extended from its last checkpoint (the arms
+# have a constant learning rate, so it ends as a run given STEPS from the start): a study can
+# lengthen in stages, e.g. docs/search/guo_long, the 3-layer pair:
+#   ARMS="adam_L3 sgd_L3" STEPS=4000 bash scripts/guo_replication.sh out/guo_long docs/search/guo_long
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-out/guo}"
+docs="${2:-docs/search/guo_backcopy}"
 bin="${P0SIM_BIN:-build/p0sim}"
 seeds="${SEEDS:-1 2 3 4 5}"
 config=configs/guo_backcopy.toml
 mkdir -p "$out"
 declare -A arms=(
-  [adam_L1]="--batch 16 --steps 1500"
-  [relu_L1]="--batch 16 --steps 1000 --attn relu --lr 3e-3"
-  [adam_L3]="--layers 3 --batch 16 --steps 1500"
-  [sgd_L3]="--layers 3 --batch 16 --steps 1500 --optimizer sgd --lr 0.03 --momentum 0.9"
-  [nope_L3_nobos]="--layers 3 --batch 16 --steps 1000 --bos=false --pos none --seq-len 256"
+  [adam_L1]="--batch 16"
+  [relu_L1]="--batch 16 --attn relu --lr 3e-3"
+  [adam_L3]="--layers 3 --batch 16"
+  [sgd_L3]="--layers 3 --batch 16 --optimizer sgd --lr 0.03 --momentum 0.9"
+  [nope_L3_nobos]="--layers 3 --batch 16 --bos=false --pos none --seq-len 256"
 )
-order="adam_L3 sgd_L3 adam_L1 relu_L1 nope_L3_nobos"
+declare -A steps=([adam_L1]=1500 [relu_L1]=1000 [adam_L3]=1500 [sgd_L3]=1500 [nope_L3_nobos]=1000)
+order="${ARMS:-adam_L3 sgd_L3 adam_L1 relu_L1 nope_L3_nobos}"
+for name in $order; do
+  [ -n "${arms[$name]+set}" ] || { echo "ARMS: no arm '$name' (arms: ${!arms[*]})" >&2; exit 2; }
+done
 run() {  # seed arm
-  local dir="$out/seed-$1/$2"
-  if [ -f "$dir/summary.json" ]; then return 0; fi
+  local dir="$out/seed-$1/$2" n="${STEPS:-${steps[$2]}}"
   mkdir -p "$out/seed-$1"
-  if [ -d "$dir/checkpoint" ]; then
-    "$bin" train --resume "$dir" > "$dir.log" 2>&1
+  if [ -f "$dir/config.toml" ]; then
+    # finished at n steps: nothing to do; finished with fewer: extended; unfinished: continued
+    "$bin" train --resume "$dir" --steps "$n" >> "$dir.log" 2>&1
   else
     # shellcheck disable=SC2086  # the arm's options are words
-    "$bin" train --config "$config" ${arms[$2]} --seed "$1" --force --out "$dir" > "$dir.log" 2>&1
+    "$bin" train --config "$config" ${arms[$2]} --steps "$n" --seed "$1" --force --out "$dir" > "$dir.log" 2>&1
   fi
 }
 running=0
@@ -51,4 +62,4 @@ for name in $order; do
   done
   args+=("$name=$dirs")
 done
-python3 scripts/guo_figures.py docs/search/guo_backcopy "${args[@]}"
+python3 scripts/guo_figures.py "$docs" "${args[@]}"
