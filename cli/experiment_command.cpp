@@ -126,10 +126,19 @@ void run_experiment_command(ExperimentOptions o) {
     as_written.seeds = recorded;  // 0 when written before seed counts were recorded
     std::erase_if(as_written.variants,
                   [&](const auto& v) { return std::find(names.begin(), names.end(), v.name) == names.end(); });
-    if (on_disk != study::experiment_toml(as_written))
+    // With --steps the runs' steps may differ from the experiment's (checked next); nothing else may.
+    const study::ExperimentConfig trained = study::read_experiment_config(dir / "experiment.toml", "--resume");
+    std::string found = on_disk;
+    if (!o.steps.empty()) {
+      study::ExperimentConfig t = trained;
+      set_steps(t, o.steps);
+      set_steps(as_written, o.steps);
+      found = study::experiment_toml(t);
+    }
+    if (found != study::experiment_toml(as_written))
       throw UsageError("--resume", "'" + (dir / "experiment.toml").string() +
                                        "' describes a different experiment than '" + o.config + "' (and --variants)");
-    if (!o.steps.empty()) check_extension(as_written, c);
+    if (!o.steps.empty()) check_extension(trained, c);
     if (::access(dir.c_str(), W_OK) != 0) throw UsageError("--resume", "directory '" + o.out + "' is not writable");
     if ((recorded > 0 && o.seeds > recorded) || !o.steps.empty())
       write_file_atomic(dir / "experiment.toml", study::experiment_toml(c));

@@ -65,10 +65,13 @@ std::optional<int> finished_steps(const fs::path& run) {
   const fs::path summary = run / "summary.json";
   if (!fs::exists(summary)) return std::nullopt;
   const nlohmann::json j = nlohmann::json::parse(read_text_file(summary, "--resume"), nullptr, false);
-  if (!j.is_object() || !j.contains("config") || !j["config"].contains("steps") ||
-      !j["config"]["steps"].is_number_integer())
-    throw UsageError("--resume", "'" + summary.string() + "' is not a p0sim run summary (no config.steps)");
-  return j["config"]["steps"].get<int>();
+  const nlohmann::json* steps = j.is_object() && j.contains("config") && j["config"].is_object() &&
+                                        j["config"].contains("steps") && j["config"]["steps"].is_number_integer()
+                                    ? &j["config"]["steps"]
+                                    : nullptr;
+  if (!steps || steps->get<long long>() < 0 || steps->get<long long>() > 1000000000)
+    throw UsageError("--resume", "'" + summary.string() + "' is not a p0sim run summary (no config.steps in 0..1e9)");
+  return static_cast<int>(steps->get<long long>());
 }
 
 // A finished run continues to more steps only where that changes none of its steps so far: under a
@@ -83,7 +86,9 @@ void check_extension(const std::string& run, int finished, const TrainConfig& c,
                                     "' has a cosine schedule, whose learning rate at every step depends on --steps: "
                                     "it cannot be extended (train a new run)");
   const LoadedCheckpoint last = load_latest_checkpoint(checkpoint_dir(run), fits, c.steps, "--resume");
-  if (!last.found || last.state.step != finished)
+  // A newer checkpoint than the finished step is one an earlier extension wrote before it was cut
+  // short: the same options, so continuing from it is continuing from the finished step.
+  if (!last.found || last.state.step < finished)
     throw UsageError("--resume", "the run in '" + run + "' keeps no checkpoint of its last step (" +
                                      std::to_string(finished) +
                                      "), which an extension continues from (train with --checkpoint-every)");
@@ -149,10 +154,10 @@ void add_train(CLI::App& app) {
           throw UsageError("--resume", "directory '" + o->resume + "' is not writable");
         } else if (finished) {
           check_extension(o->resume, *finished, c, fits);
-          // config.toml first: a kill before the summary goes leaves a finished run that the same
-          // command (or a plain --resume) extends again.
-          write_config();
+          // The summary first: a kill before config.toml is rewritten leaves an unfinished run at its
+          // last checkpoint, which the same command extends (and a plain --resume finishes as it was).
           fs::remove(dir / "summary.json");
+          write_config();
           std::cerr << "extending " << dir.string() << " from " << *finished << " to " << c.steps << " steps\n";
         }
       } else if (root) {

@@ -36,8 +36,8 @@ run() {  # seed arm
   local dir="$out/seed-$1/$2" n="${STEPS:-${steps[$2]}}"
   mkdir -p "$out/seed-$1"
   if [ -f "$dir/config.toml" ]; then
-    # finished at n steps: nothing to do; finished with fewer: extended; unfinished: continued
-    "$bin" train --resume "$dir" --steps "$n" >> "$dir.log" 2>&1
+    # finished: nothing to do, or with STEPS above its steps extended; unfinished: continued
+    "$bin" train --resume "$dir" ${STEPS:+--steps "$STEPS"} >> "$dir.log" 2>&1
   else
     # shellcheck disable=SC2086  # the arm's options are words
     "$bin" train --config "$config" ${arms[$2]} --steps "$n" --seed "$1" --force --out "$dir" > "$dir.log" 2>&1

@@ -143,7 +143,11 @@ TrainResult train(Model<float>& model, const TrainConfig& c, const TrainControl&
   std::optional<Prober> prober;
   if (c.probe.every > 0) {
     prober.emplace(c.model, gen, c.probe);
-    if (first_step == 0) result.probes.push_back(prober->probe(model, 0));
+    if (first_step == 0 && result.probes.empty()) result.probes.push_back(prober->probe(model, 0));
+    // Resumed at its last step (the checkpoint of a run that is now given exactly that many steps,
+    // after it was started with more): the loop below will not run, so take the end probe here.
+    if (first_step > 0 && first_step == c.steps && (result.probes.empty() || result.probes.back().step != c.steps))
+      result.probes.push_back(prober->probe(model, c.steps));
   }
 
   const bool checkpointing = control.save_checkpoint && (control.checkpoint_every > 0 || control.checkpoint_at_end);
@@ -331,7 +335,10 @@ void write_run(const fs::path& dir, const Model<float>& model, const TrainConfig
   s["wall_seconds"] = r.wall_seconds;
   s["parameters"] = model.params().size();
   if (c.data.task == Task::text) s["text"] = text_summary(c, r);
-  if (!r.ablations.empty()) write_file_atomic(dir / "ablations.csv", ablations_csv(r.ablations));
+  if (!r.ablations.empty())
+    write_file_atomic(dir / "ablations.csv", ablations_csv(r.ablations));
+  else
+    fs::remove(dir / "ablations.csv");  // an extended run's old ablations describe its shorter model
   if (!r.probes.empty()) {
     write_trace_csv(dir / "trace.csv", r.probes);
     write_heads_csv(dir / "heads.csv", r.probes);

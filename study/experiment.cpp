@@ -74,7 +74,9 @@ std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vect
         if (resume && fs::exists(record)) {
           checkpoint.state = decode_checkpoint(read_text_file(record, "--resume"), fits, tc.steps,
                                                "--resume (" + record.string() + ")");
-          checkpoint.found = checkpoint.state.step == tc.steps;
+          // Without its summary the run was cut short after the record and before its files: the
+          // record has no weights to write them from, so the full checkpoint is read below.
+          checkpoint.found = checkpoint.state.step == tc.steps && fs::exists(dir / "summary.json");
         }
         if (resume && !checkpoint.found) {
           checkpoint = load_latest_checkpoint(checkpoint_dir(dir), fits, tc.steps, "--resume");
@@ -94,6 +96,8 @@ std::vector<RunRecord> run_experiment(const ExperimentConfig& c, const std::vect
                               tc.steps);
           }
           fs::create_directories(dir);
+          // A run extended to more steps is unfinished until its new summary is written.
+          fs::remove(dir / "summary.json");
           write_file_atomic(dir / "config.toml", train_options_toml(options));
           Model<float> model(tc.model, tc.batch);
           TrainControl control;

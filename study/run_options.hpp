@@ -89,8 +89,9 @@ class OptionValues {
   std::string checkpoint_fingerprint() const;
   // Whether a checkpoint stored under another fingerprint continues this run: the same options, except
   // that under a constant learning-rate schedule `steps` may differ, since it enters no step's
-  // arithmetic there, only where training stops. So a finished run can be extended, and a running one
-  // lengthened, bit for bit as if it had been given the longer --steps from the start.
+  // arithmetic there, only where training stops. So a finished run can be extended, and an unfinished
+  // one given more or fewer steps (not fewer than its checkpoint's), bit for bit as if it had been
+  // given them from the start.
   sim::FingerprintCheck checkpoint_fits() const;
 
  private:

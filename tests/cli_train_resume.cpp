@@ -107,6 +107,19 @@ void require_same_run(const fs::path& a, const fs::path& b) {
     ++compared;
   }
   CHECK(compared >= 25);  // config.toml, train/trace/heads.csv, summary, weights, probe dumps
+  int in_b = 0;           // and no file left over in b (a stale ablations.csv, say)
+  for (const auto& e : fs::recursive_directory_iterator(b)) {
+    const fs::path rel = fs::relative(e.path(), b);
+    if (e.is_regular_file() && *rel.begin() != "checkpoint" && rel != "record.ckpt") ++in_b;
+  }
+  CHECK(in_b == compared);
+}
+
+// Deletes what a run writes at its end, as if it had been killed just before: the checkpoints stay.
+void drop_results(const fs::path& run) {
+  for (const char* f : {"summary.json", "train.csv", "trace.csv", "heads.csv", "ablations.csv"}) fs::remove(run / f);
+  fs::remove_all(run / "weights");
+  fs::remove_all(run / "probe");
 }
 
 // The step of a checkpoint file (layout in sim/checkpoint.hpp: 32-byte header, then the
@@ -261,6 +274,36 @@ TEST_CASE("a finished constant-schedule run extended with --resume --steps ends 
   CHECK(fs::last_write_time(extended / "summary.json") == finished);
 }
 
+TEST_CASE("edge cases of extending end as a run that long: from 0 steps, ablations dropped, resumed at its own end",
+          "[cli][resume][extend]") {
+  const std::string run =
+      "train --vocab 8 --d-model 16 --heads 2 --d-ff 32 --seq-len 8 --batch 4 --probe-every 7 --checkpoint-every 10 "
+      "--seed 4 ";
+  // A 0-step run holds the step-0 probe already; extended, it must not take it twice.
+  const fs::path zero = dir("zero"), ten = dir("ten");
+  REQUIRE(run_p0sim(run + "--steps 0 --out " + zero.string()).code == 0);
+  REQUIRE(run_p0sim(run + "--steps 10 --out " + ten.string()).code == 0);
+  REQUIRE(run_p0sim("train --resume " + zero.string() + " --steps 10").code == 0);
+  require_same_run(ten, zero);
+  // Ablations leave no fingerprint: an extension without them must not keep the shorter model's.
+  const fs::path ablated = dir("ablated"), twenty = dir("twenty");
+  REQUIRE(run_p0sim(run + "--steps 10 --ablate --out " + ablated.string()).code == 0);
+  REQUIRE(fs::exists(ablated / "ablations.csv"));
+  REQUIRE(run_p0sim(run + "--steps 20 --out " + twenty.string()).code == 0);
+  REQUIRE(run_p0sim("train --resume " + ablated.string() + " --steps 20 --ablate=false").code == 0);
+  require_same_run(twenty, ablated);
+  // A run started for 30 steps and cut short after its step-20 checkpoint, finished at 20: the
+  // loop has nothing left to run, and the end probe (20 is off the probe grid) is still taken.
+  const fs::path cut = dir("cut");
+  REQUIRE(run_p0sim(run + "--steps 30 --out " + cut.string()).code == 0);
+  drop_results(cut);
+  fs::remove(cut / "checkpoint" / "state.ckpt");
+  fs::rename(cut / "checkpoint" / "state.prev.ckpt", cut / "checkpoint" / "state.ckpt");
+  REQUIRE(checkpoint_step(cut / "checkpoint" / "state.ckpt") == 20);
+  REQUIRE(run_p0sim("train --resume " + cut.string() + " --steps 20").code == 0);
+  require_same_run(twenty, cut);
+}
+
 TEST_CASE("runs that cannot be extended are refused naming the option: a cosine schedule, no final checkpoint",
           "[cli][resume][extend]") {
   const std::string run =
@@ -405,6 +448,14 @@ TEST_CASE(
     CAPTURE(run);
     require_same_run(whole / "runs" / run, extended / "runs" / run);
   }
+  // Cut short after a run's new record and before its files: resumed, it writes them from its checkpoint.
+  drop_results(extended / "runs" / "main" / "seed-1");
+  const Outcome again = run_p0sim("experiment --resume --out " + extended.string());
+  CAPTURE(again.err);
+  REQUIRE(again.code == 0);
+  require_same_run(whole / "runs" / "main" / "seed-1", extended / "runs" / "main" / "seed-1");
+  // The experiment's own --config is accepted back once it has been extended.
+  CHECK(run_p0sim("experiment --resume --steps 50 --config " + cfg.string() + " --out " + extended.string()).code == 0);
   const Outcome fewer = run_p0sim("experiment --resume --steps 40 --out " + extended.string());
   CHECK(fewer.code == 2);
   CHECK_THAT(fewer.err,
