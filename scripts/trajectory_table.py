@@ -10,7 +10,10 @@ p0_cos of that block (the high-norm criterion asks ratio >= 2 and cos >= 0.9 at 
 largest attention to position 0 from non-trigger queries over layers (heads.csv attn_to_0_rest,
 head 0), |W_o v_0| of the last layer, backcopy accuracy and probe loss. Each cell is the mean over
 seeds with the range [min, max] (too few seeds for an interval to mean much), and the seeds where
-the high-norm criterion holds at that step.
+the high-norm criterion holds at that step. Then, per run over all its probes: the probes where the
+high-norm criterion holds (first and last step), the peak ratio, the figures at the last probe, and per
+layer the probes with a sinking head (trace.csv sink_rate > 0: a head whose attention to position 0,
+averaged over all queries, is above 0.3), with the peak and last attention to position 0 there.
 """
 import argparse
 import csv
@@ -40,6 +43,31 @@ def at_step(run_dir, step):
         "value": next(number(r["value_out_norm_0"]) for r in heads if r["layer"] == last_layer),
         "accuracy": number(trace[0]["accuracy"]),
         "loss": number(trace[0]["loss"]),
+    }
+
+
+def whole_run(run_dir):
+    """One run over all its probes: the high-norm probes, the peak ratio, the last probe, the sinks."""
+    trace = read_csv(os.path.join(run_dir, "trace.csv"))
+    steps = sorted({int(r["step"]) for r in trace})
+    at = {s: [r for r in trace if int(r["step"]) == s] for s in steps}
+    high = [s for s in steps if any(is_high_norm(number(r["p0_norm_ratio"]), number(r["p0_cos"])) for r in at[s])]
+    peak = max(trace, key=lambda r: number(r["p0_norm_ratio"]))
+    last = max(at[steps[-1]], key=lambda r: number(r["p0_norm_ratio"]))
+    sinks = []
+    for layer in sorted({int(r["layer"]) for r in trace}):
+        rows = [r for r in trace if int(r["layer"]) == layer]
+        sinking = [r for r in rows if number(r.get("sink_rate")) > 0]
+        if sinking:
+            sinks.append(f"layer {layer}: {len(sinking)} ({sinking[0]['step']}–{sinking[-1]['step']}; peak "
+                         f"{max(number(r['attn_to_0']) for r in sinking):.2f}, last {number(rows[-1]['attn_to_0']):.2f})")
+    return {
+        "high": f"{len(high)} of {len(steps)}" + (f" ({len(high) / len(steps):.2f})" if high else ""),
+        "high_steps": f"{high[0]}–{high[-1]}" if high else "–",
+        "peak": f"{number(peak['p0_norm_ratio']):.2f} (step {peak['step']}, block {peak['layer']})",
+        "last": f"{number(last['p0_norm_ratio']):.2f}, cos {number(last['p0_cos']):.2f} (step {steps[-1]}, "
+                f"block {last['layer']})",
+        "sinks": "; ".join(sinks) if sinks else "none in any layer",
     }
 
 
@@ -85,9 +113,22 @@ def main(argv):
             cells[0] += f" (block {', '.join(map(str, blocks))})"
             lines.append(f"| {name} | {step} | {len(rows)} | " + " | ".join(cells)
                          + f" | {sum(r['high_norm'] for r in rows)}/{len(rows)} |")
+    runs = ["| arm | run | probes with the high-norm direction | steps | peak ratio | at the last probe | "
+            "probes with a sinking head (attention to 0 from all queries > 0.3), per layer |",
+            "|---|---|---|---|---|---|---|"]
+    listed = set()  # a run named again as an arm of its own (main-seed-0=...) is listed once
+    for name, dirs in args.ARM:
+        for run_dir in expand(dirs):
+            if os.path.realpath(run_dir) in listed:
+                continue
+            listed.add(os.path.realpath(run_dir))
+            w = whole_run(run_dir)
+            runs.append(f"| {name} | {os.path.basename(os.path.normpath(run_dir))} | {w['high']} | {w['high_steps']} | "
+                        f"{w['peak']} | {w['last']} | {w['sinks']} |")
     with open(out, "w", newline="") as f:
         f.write("Mean [min, max] over seeds at each probe step (`scripts/trajectory_table.py`).\n\n")
         f.write("\n".join(lines) + "\n")
+        f.write("\nEach run over all its probes.\n\n" + "\n".join(runs) + "\n")
     print(open(out).read())
     return 0
 

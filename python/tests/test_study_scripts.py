@@ -538,10 +538,12 @@ def test_the_trajectory_table_reads_the_largest_ratio_its_cosine_and_the_high_no
         run.mkdir(parents=True)
         with open(run / "trace.csv", "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["step", "layer", "p0_norm_ratio", "p0_cos", "loss", "accuracy"])
+            w.writerow(["step", "layer", "p0_norm_ratio", "p0_cos", "loss", "accuracy", "sink_rate", "attn_to_0"])
             for step, blocks in steps.items():
                 for layer, (ratio, cos) in enumerate(blocks):
-                    w.writerow([step, layer, ratio, cos, 2.0 - step / 100, 0.5 + step / 1000])
+                    sinks = seed == 1 and layer == 0 and step == 100  # seed 1's layer 0 sinks at its last probe
+                    w.writerow([step, layer, ratio, cos, 2.0 - step / 100, 0.5 + step / 1000, 1.0 if sinks else 0.0,
+                                0.4 if sinks else 0.05])
         with open(run / "heads.csv", "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["step", "layer", "head", "attn_to_0_rest", "value_out_norm_0"])
@@ -552,7 +554,8 @@ def test_the_trajectory_table_reads_the_largest_ratio_its_cosine_and_the_high_no
     proc = subprocess.run([sys.executable, str(SCRIPTS / "trajectory_table.py"), str(out), "0,100,200",
                            f"main={tmp_path / 'runs' / 'main'}"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    rows = [line for line in out.read_text().splitlines() if line.startswith("| main |")]
+    per_step, per_run = out.read_text().split("Each run over all its probes.")
+    rows = [line for line in per_step.splitlines() if line.startswith("| main |")]
     assert len(rows) == 2  # no probe at step 200: no row
     cells = [c.strip() for c in rows[1].split("|")[1:-1]]
     assert cells[:3] == ["main", "100", "2"]
@@ -562,6 +565,13 @@ def test_the_trajectory_table_reads_the_largest_ratio_its_cosine_and_the_high_no
     assert cells[6] == "21.0 [21.0, 21.0]"  # the last layer's |W_o v_0|
     assert cells[-1] == "1/2"
     assert [c.strip() for c in rows[0].split("|")[1:-1]][-1] == "0/2"
+    # each run over all its probes
+    runs = {line.split("|")[2].strip(): [c.strip() for c in line.split("|")[3:-1]]
+            for line in per_run.splitlines() if line.startswith("| main |")}
+    assert runs["seed-0"] == ["1 of 2 (0.50)", "100–100", "2.50 (step 100, block 1)", "2.50, cos 0.95 (step 100, block 1)",
+                              "none in any layer"]
+    assert runs["seed-1"] == ["0 of 2", "–", "2.20 (step 100, block 1)", "2.20, cos 0.50 (step 100, block 1)",
+                              "layer 0: 1 (100–100; peak 0.40, last 0.40)"]
 
     bad = subprocess.run([sys.executable, str(SCRIPTS / "trajectory_table.py"), str(out)], capture_output=True,
                          text=True, timeout=60)
