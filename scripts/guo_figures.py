@@ -84,11 +84,15 @@ def load(run_dir):
 
 def expand(dirs):
     """Run directories; a directory of seed-<i>/ runs (an experiment's runs/<variant>/) stands for its
-    seeds, in seed order."""
+    finished seeds (those with a summary.json: a study still running has unfinished ones), in seed order."""
     for d in dirs:
         seeds = [] if os.path.isfile(os.path.join(d, "summary.json")) or not os.path.isdir(d) else sorted(
             (e for e in os.listdir(d) if re.fullmatch(r"seed-\d+", e)), key=lambda e: int(e[5:]))
-        yield from ([os.path.join(d, e) for e in seeds] if seeds else [d])
+        finished = [e for e in seeds if os.path.isfile(os.path.join(d, e, "summary.json"))]
+        if len(finished) < len(seeds):
+            print(f"{os.path.basename(sys.argv[0])}: {d}: left out {len(seeds) - len(finished)} unfinished "
+                  f"run(s) (no summary.json)", file=sys.stderr)
+        yield from ([os.path.join(d, e) for e in finished] if seeds else [d])
 
 
 def datablock(name, columns):

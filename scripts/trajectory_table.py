@@ -102,8 +102,8 @@ def main(argv):
     out, steps = args.OUT, args.STEPS
     lines = ["| arm | step | seeds | " + " | ".join(c[0] for c in COLUMNS) + " | high norm (ratio >= 2, cos >= 0.9) |",
              "|---|---:|---:|" + "---|" * len(COLUMNS) + "---|"]
-    for name, dirs in args.ARM:
-        runs = list(expand(dirs))
+    arms = [(name, list(expand(dirs))) for name, dirs in args.ARM]
+    for name, runs in arms:
         for step in steps:
             rows = [r for r in (at_step(d, step) for d in runs) if r]
             if not rows:
@@ -113,22 +113,22 @@ def main(argv):
             cells[0] += f" (block {', '.join(map(str, blocks))})"
             lines.append(f"| {name} | {step} | {len(rows)} | " + " | ".join(cells)
                          + f" | {sum(r['high_norm'] for r in rows)}/{len(rows)} |")
-    runs = ["| arm | run | probes with the high-norm direction | steps | peak ratio | at the last probe | "
-            "probes with a sinking head (attention to 0 from all queries > 0.3), per layer |",
-            "|---|---|---|---|---|---|---|"]
+    per_run = ["| arm | run | probes with the high-norm direction | steps | peak ratio | at the last probe | "
+               "probes with a sinking head (attention to 0 from all queries > 0.3), per layer |",
+               "|---|---|---|---|---|---|---|"]
     listed = set()  # a run named again as an arm of its own (main-seed-0=...) is listed once
-    for name, dirs in args.ARM:
-        for run_dir in expand(dirs):
+    for name, runs in arms:
+        for run_dir in runs:
             if os.path.realpath(run_dir) in listed:
                 continue
             listed.add(os.path.realpath(run_dir))
             w = whole_run(run_dir)
-            runs.append(f"| {name} | {os.path.basename(os.path.normpath(run_dir))} | {w['high']} | {w['high_steps']} | "
-                        f"{w['peak']} | {w['last']} | {w['sinks']} |")
+            per_run.append(f"| {name} | {os.path.basename(os.path.normpath(run_dir))} | {w['high']} | {w['high_steps']} | "
+                           f"{w['peak']} | {w['last']} | {w['sinks']} |")
     with open(out, "w", newline="") as f:
         f.write("Mean [min, max] over seeds at each probe step (`scripts/trajectory_table.py`).\n\n")
         f.write("\n".join(lines) + "\n")
-        f.write("\nEach run over all its probes.\n\n" + "\n".join(runs) + "\n")
+        f.write("\nEach run over all its probes.\n\n" + "\n".join(per_run) + "\n")
     print(open(out).read())
     return 0
 

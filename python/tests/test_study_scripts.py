@@ -533,9 +533,12 @@ def test_the_trajectory_table_reads_the_largest_ratio_its_cosine_and_the_high_no
         0: {0: [(1.0, 0.1), (0.9, 0.2)], 100: [(1.5, 0.99), (2.5, 0.95)]},
         1: {0: [(1.2, 0.3), (0.8, 0.2)], 100: [(1.1, 0.99), (2.2, 0.5)]},
     }
+    # seed-2 is still training (no summary.json): left out, with a line on stderr
+    (tmp_path / "runs" / "main" / "seed-2" / "checkpoint").mkdir(parents=True)
     for seed, steps in figures.items():
         run = tmp_path / "runs" / "main" / f"seed-{seed}"
         run.mkdir(parents=True)
+        (run / "summary.json").write_text("{}")
         with open(run / "trace.csv", "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["step", "layer", "p0_norm_ratio", "p0_cos", "loss", "accuracy", "sink_rate", "attn_to_0"])
@@ -554,6 +557,7 @@ def test_the_trajectory_table_reads_the_largest_ratio_its_cosine_and_the_high_no
     proc = subprocess.run([sys.executable, str(SCRIPTS / "trajectory_table.py"), str(out), "0,100,200",
                            f"main={tmp_path / 'runs' / 'main'}"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+    assert "left out 1 unfinished run(s)" in proc.stderr
     per_step, per_run = out.read_text().split("Each run over all its probes.")
     rows = [line for line in per_step.splitlines() if line.startswith("| main |")]
     assert len(rows) == 2  # no probe at step 200: no row
