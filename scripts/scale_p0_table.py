@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Loss along position 0's residual scale in every trained run of an experiment: `p0sim scale-p0`
-on each RUNS/<variant>/seed-<i>/ (position 0 scaled by alpha after block LAYER, the run's probe
+on each finished RUNS/<variant>/seed-<i>/ (position 0 scaled by alpha after block LAYER, the run's probe
 rows), then per variant the mean [95% bootstrap percentile interval] over seeds of the slope
 d loss / d log alpha at alpha = 1, of loss(alpha) - loss(1) for alpha = 0.5, 2, 4 (nats), and of the
 largest change over those alphas in any later layer's attention to key 0 (a pre-norm block reads
@@ -17,6 +17,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from guo_figures import expand  # noqa: E402
 from interval import cell  # noqa: E402
 from script_args import Parser  # noqa: E402
 
@@ -60,9 +61,10 @@ def main(argv):
     with tempfile.TemporaryDirectory() as tmp:
         for v in variants:
             slope, diffs, attn = [], {a: [] for a in FACTORS if a != 1.0}, []
-            for seed in sorted(os.listdir(os.path.join(runs, v))):
+            for run in expand([os.path.join(runs, v)]):  # its finished seeds
+                seed = os.path.basename(run)
                 out = os.path.join(tmp, f"{v}_{seed}.csv")
-                proc = subprocess.run([p0sim, "scale-p0", os.path.join(runs, v, seed), "--layers", str(layer),
+                proc = subprocess.run([p0sim, "scale-p0", run, "--layers", str(layer),
                                        "--factors", ",".join(str(a) for a in FACTORS), "--out", out],
                                       capture_output=True, text=True)
                 if proc.returncode != 0:
