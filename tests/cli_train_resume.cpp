@@ -152,6 +152,17 @@ bool kill_at_step(const std::string& args, const fs::path& checkpoint, long targ
   return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
 }
 
+// A two-variant firstrecall experiment small enough to train in well under a second; `bidir_extra`
+// adds keys to the control variant.
+std::string tiny_experiment(int steps, int checkpoint_every, const std::string& bidir_extra = "") {
+  return "vocab = 16\nd-model = 16\nheads = 2\nd-ff = 32\nseq-len = 8\nbatch = 4\nsteps = " + std::to_string(steps) +
+         "\nprobe-every = 10\nprobe-batch = 8\ntask = \"firstrecall\"\ntriggers = 2\ncheckpoint-every = " +
+         std::to_string(checkpoint_every) +
+         "\n[experiment]\nmain = \"main\"\ncontrol = \"bidir\"\n[variants.main]\n"
+         "[variants.bidir]\nmask = \"prefix-bidirectional\"\n" +
+         bidir_extra;
+}
+
 const std::string kRun =
     "train --vocab 16 --d-model 32 --heads 2 --d-ff 64 --seq-len 16 --batch 8 --steps 400 --lr 3e-3 --warmup 10 "
     "--schedule cosine --task firstrecall --triggers 2 --probe-every 25 --probe-batch 16 --checkpoint-every 9 "
@@ -346,11 +357,7 @@ TEST_CASE(
     "runs kept as records alone resume too",
     "[cli][resume][experiment]") {
   const fs::path cfg = kScratch.root() / "exp.toml";
-  std::ofstream(cfg)
-      << "vocab = 16\nd-model = 16\nheads = 2\nd-ff = 32\nseq-len = 8\nbatch = 4\nsteps = 60\n"
-         "probe-every = 10\nprobe-batch = 8\ntask = \"firstrecall\"\ntriggers = 2\ncheckpoint-every = 3\n"
-         "[experiment]\nmain = \"main\"\ncontrol = \"bidir\"\n[variants.main]\n"
-         "[variants.bidir]\nmask = \"prefix-bidirectional\"\n";
+  std::ofstream(cfg) << tiny_experiment(60, 3);
   const fs::path whole = dir("exp_whole"), killed = dir("exp_killed");
   const std::string base = "experiment --seeds 2 --threads 1 --config " + cfg.string() + " --out ";
   REQUIRE(run_p0sim(base + whole.string()).code == 0);
@@ -427,11 +434,7 @@ TEST_CASE(
     "[cli][resume][experiment][extend]") {
   const fs::path cfg = kScratch.root() / "exp_extend.toml";
   // bidir sets its own steps: --steps overrides it too.
-  std::ofstream(cfg)
-      << "vocab = 16\nd-model = 16\nheads = 2\nd-ff = 32\nseq-len = 8\nbatch = 4\nsteps = 30\n"
-         "probe-every = 10\nprobe-batch = 8\ntask = \"firstrecall\"\ntriggers = 2\ncheckpoint-every = 7\n"
-         "[experiment]\nmain = \"main\"\ncontrol = \"bidir\"\n[variants.main]\n"
-         "[variants.bidir]\nmask = \"prefix-bidirectional\"\nsteps = 25\n";
+  std::ofstream(cfg) << tiny_experiment(30, 7, "steps = 25\n");
   const fs::path whole = dir("exp_long"), extended = dir("exp_extended");
   const std::string base = "experiment --seeds 2 --threads 2 --config " + cfg.string() + " --out ";
   REQUIRE(run_p0sim(base + whole.string() + " --steps 50").code == 0);
