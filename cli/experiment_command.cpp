@@ -60,15 +60,8 @@ void check_extension(const study::ExperimentConfig& was, const study::Experiment
   for (std::size_t i = 0; i < was.variants.size(); ++i) {
     const study::OptionValues before = study::variant_options(was, was.variants[i]);
     const study::OptionValues after = study::variant_options(now, now.variants[i]);
-    const std::string& name = was.variants[i].name;
-    const long from = std::stol(before.get("steps")), to = std::stol(after.get("steps"));
-    if (to < from)
-      throw UsageError("--steps", "variant '" + name + "' was trained to " + std::to_string(from) +
-                                      " steps; --resume --steps extends runs (more than that), never shortens them");
-    if (to > from && after.get("schedule") != enum_name(sim::Schedule::constant))
-      throw UsageError("--steps", "variant '" + name +
-                                      "' has a cosine schedule, whose learning rate at every step depends on --steps: "
-                                      "its runs cannot be extended (start a new experiment)");
+    study::check_steps_extension("variant '" + was.variants[i].name + "'", std::stol(before.get("steps")),
+                                 std::stol(after.get("steps")), *parse_enum<sim::Schedule>(after.get("schedule")));
   }
 }
 

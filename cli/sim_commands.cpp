@@ -78,13 +78,7 @@ std::optional<int> finished_steps(const fs::path& run) {
 // constant schedule (a cosine's learning rate at every step depends on --steps), from the checkpoint
 // of its last step.
 void check_extension(const std::string& run, int finished, const TrainConfig& c, const FingerprintCheck& fits) {
-  if (c.steps < finished)
-    throw UsageError("--steps", "the run in '" + run + "' finished at " + std::to_string(finished) +
-                                    " steps; --steps can only extend it (more than " + std::to_string(finished) + ")");
-  if (c.schedule != Schedule::constant)
-    throw UsageError("--steps", "the run in '" + run +
-                                    "' has a cosine schedule, whose learning rate at every step depends on --steps: "
-                                    "it cannot be extended (train a new run)");
+  study::check_steps_extension("the run in '" + run + "'", finished, c.steps, c.schedule);
   const LoadedCheckpoint last = load_latest_checkpoint(checkpoint_dir(run), fits, c.steps, "--resume");
   // A newer checkpoint than the finished step is one an earlier extension wrote before it was cut
   // short: the same options, so continuing from it is continuing from the finished step.

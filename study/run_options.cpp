@@ -389,6 +389,17 @@ sim::FingerprintCheck OptionValues::checkpoint_fits() const {
   };
 }
 
+void check_steps_extension(const std::string& what, long from, long to, sim::Schedule schedule) {
+  if (to < from)
+    throw UsageError("--steps", what + " was trained to " + std::to_string(from) +
+                                    " steps; --steps extends it (more than " + std::to_string(from) +
+                                    "), never shortens it");
+  if (to > from && schedule != sim::Schedule::constant)
+    throw UsageError("--steps", what +
+                                    " has a cosine schedule, whose learning rate at every step depends on --steps: it "
+                                    "cannot be extended (train it anew)");
+}
+
 RunSpec OptionValues::spec() const {
   auto i = [&](const char* k) { return static_cast<int>(std::strtoll(get(k).c_str(), nullptr, 10)); };
   auto d = [&](const char* k) { return std::strtod(get(k).c_str(), nullptr); };

@@ -99,6 +99,10 @@ class OptionValues {
   std::vector<bool> given_;
 };
 
+// Refuses (UsageError on --steps) extending `what`, trained to `from` steps, to `to`: fewer steps, or a
+// cosine schedule, whose learning rate at every step depends on --steps (see checkpoint_fits).
+void check_steps_extension(const std::string& what, long from, long to, sim::Schedule schedule);
+
 // The option a configuration field is set with ("d_model" -> "--d-model"), for the engine's
 // ConfigError messages; a field outside the table (threads) becomes --field-name likewise.
 std::string option_for_field(const std::string& field);
