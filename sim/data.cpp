@@ -1,6 +1,5 @@
 #include "sim/data.hpp"
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -13,6 +12,7 @@
 #include "common/rng.hpp"
 #include "sim/corpus.hpp"
 #include "sim/corpus_bigrams.hpp"
+#include "sim/markov_chain.hpp"
 
 namespace p0sim::sim {
 
@@ -34,67 +34,6 @@ nlohmann::json to_json(const DataConfig& c) {
   }
   return j;
 }
-
-namespace {
-
-// Below this a Dirichlet row entry is raised to it (then the row renormalised): every transition
-// stays possible, so the chain is irreducible and its stationary law unique, while a sample of
-// any realistic size never sees the difference.
-constexpr double kMinTransition = 1e-12;
-
-// log of a Gamma(shape, 1) variate. Marsaglia & Tsang (2000) for shape >= 1; for shape < 1 the
-// boost Gamma(a) = Gamma(a+1) U^(1/a), kept in logs because U^(1/a) underflows for small a.
-double log_gamma_variate(PhiloxStream& rng, double shape) {
-  double log_boost = 0.0;
-  if (shape < 1.0) {
-    log_boost = std::log(rng.uniform()) / shape;
-    shape += 1.0;
-  }
-  const double d = shape - 1.0 / 3.0;
-  const double c = 1.0 / std::sqrt(9.0 * d);
-  for (;;) {
-    const double x = rng.normal();
-    const double v = std::pow(1.0 + c * x, 3);
-    if (v <= 0.0) continue;
-    if (std::log(rng.uniform()) < 0.5 * x * x + d - d * v + d * std::log(v)) return std::log(d * v) + log_boost;
-  }
-}
-
-// Stationary law of a row-stochastic matrix P (n,n): solves pi (P - I) = 0 with sum(pi) = 1.
-std::vector<double> stationary_of(const std::vector<double>& P, int n) {
-  Eigen::MatrixXd A(n, n);  // (P - I)^T, last equation replaced by the normalisation
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) A(j, i) = P[static_cast<std::size_t>(i) * n + j] - (i == j ? 1.0 : 0.0);
-  A.row(n - 1).setOnes();
-  Eigen::VectorXd b = Eigen::VectorXd::Zero(n);
-  b(n - 1) = 1.0;
-  Eigen::VectorXd pi = A.fullPivLu().solve(b);
-  std::vector<double> out(static_cast<std::size_t>(n));
-  double sum = 0.0;
-  for (int i = 0; i < n; ++i) sum += out[static_cast<std::size_t>(i)] = std::max(pi(i), 0.0);
-  for (double& x : out) x /= sum;
-  return out;
-}
-
-double entropy_of(const double* p, int n) {
-  double h = 0.0;
-  for (int i = 0; i < n; ++i)
-    if (p[i] > 0.0) h -= p[i] * std::log(p[i]);
-  return h;
-}
-
-void cumulate(const double* p, int n, double* cdf) {
-  double acc = 0.0;
-  for (int i = 0; i < n; ++i) cdf[i] = acc += p[i];
-  for (int i = 0; i < n; ++i) cdf[i] /= acc;  // the last entry is exactly 1: u < 1 always lands
-}
-
-int sample_cdf(const double* cdf, int n, double u) {
-  const double* it = std::upper_bound(cdf, cdf + n, u);
-  return static_cast<int>(std::min<std::ptrdiff_t>(it - cdf, n - 1));
-}
-
-}  // namespace
 
 DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
   const int V = config.vocab;
@@ -136,22 +75,12 @@ DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
 
   // The task's structure comes from the config seed alone (or the corpus), never from the data streams.
   PhiloxStream rng(derive_seed(config.seed, "markov-transition", 0), 0);
-  transition_.resize(Vs * Vs);
-  std::vector<double> logg(Vs);
   if (counted) {
     const auto corpus = load_corpus(config.corpus, static_cast<std::size_t>(row_length()));
     stationary_.assign(corpus->train_frequency.begin(), corpus->train_frequency.end());
     transition_ = count_bigrams(*corpus);
-  }
-  for (int i = 0; i < V && !counted; ++i) {
-    for (auto& g : logg) g = log_gamma_variate(rng, config.markov_alpha);
-    const double top = *std::max_element(logg.begin(), logg.end());
-    double* row = &transition_[static_cast<std::size_t>(i) * Vs];
-    double sum = 0.0;
-    for (int j = 0; j < V; ++j) sum += row[j] = std::exp(logg[static_cast<std::size_t>(j)] - top);
-    double sum2 = 0.0;
-    for (int j = 0; j < V; ++j) sum2 += row[j] = std::max(row[j] / sum, kMinTransition);
-    for (int j = 0; j < V; ++j) row[j] /= sum2;
+  } else {
+    transition_ = dirichlet_bigrams(rng, V, config.markov_alpha);
   }
   row_cdf_.resize(Vs * Vs);
   for (std::size_t i = 0; i < Vs; ++i) cumulate(&transition_[i * Vs], V, &row_cdf_[i * Vs]);
@@ -192,41 +121,7 @@ DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
     }
   }
 
-  // The process is a Markov chain on pairs (x_{t-1}, x_t). Watch it only at non-trigger tokens a:
-  // the next step either moves to a non-trigger c (prob P(a,c)) or emits a trigger and then a
-  // again (prob s(a) = sum over triggers of P(a,trigger)). That embedded chain Q has stationary
-  // law nu; each of its steps emits 1 + [trigger] tokens, one pair ending at each, so the
-  // stationary pair law is  q(a,c) = nu(a)P(a,c)/Z,  q(a,g) = q(g,a) = nu(a)P(a,g)/Z
-  // (a, c non-triggers, g a trigger, Z = sum_a nu(a)(1 + s(a))); pairs of two triggers never occur.
-  std::vector<int> plain;  // the non-trigger tokens
-  for (int i = 0; i < V; ++i)
-    if (!is_trigger_[static_cast<std::size_t>(i)]) plain.push_back(i);
-  const int n = static_cast<int>(plain.size());
-  const auto ns = static_cast<std::size_t>(n);
-  std::vector<double> Q(ns * ns), s(Vs, 0.0);
-  for (int a : plain)
-    for (int g = 0; g < V; ++g)
-      if (is_trigger_[static_cast<std::size_t>(g)])
-        s[static_cast<std::size_t>(a)] += transition_[static_cast<std::size_t>(a) * Vs + static_cast<std::size_t>(g)];
-  for (std::size_t i = 0; i < ns; ++i)
-    for (std::size_t j = 0; j < ns; ++j)
-      Q[i * ns + j] = transition_[static_cast<std::size_t>(plain[i]) * Vs + static_cast<std::size_t>(plain[j])] +
-                      (i == j ? s[static_cast<std::size_t>(plain[i])] : 0.0);
-  const std::vector<double> nu_plain = stationary_of(Q, n);
-  std::vector<double> nu(Vs, 0.0);
-  for (std::size_t i = 0; i < ns; ++i) nu[static_cast<std::size_t>(plain[i])] = nu_plain[i];
-  double Z = 0.0;
-  for (int a : plain) Z += nu[static_cast<std::size_t>(a)] * (1.0 + s[static_cast<std::size_t>(a)]);
-
-  std::vector<double> pair(Vs * Vs, 0.0);  // (x_{-1}, x_0)
-  for (int a : plain) {
-    const auto as = static_cast<std::size_t>(a);
-    for (std::size_t c = 0; c < Vs; ++c) {
-      const double w = nu[as] * transition_[as * Vs + c] / Z;
-      pair[as * Vs + c] += w;                      // a followed by c (a trigger or not)
-      if (is_trigger_[c]) pair[c * Vs + as] += w;  // trigger c followed by its copy of a
-    }
-  }
+  const std::vector<double> pair = backcopy_pair_law(transition_, is_trigger_, V);  // (x_{-1}, x_0)
   start_cdf_.resize(Vs * Vs);
   cumulate(pair.data(), V * V, start_cdf_.data());
   for (std::size_t c = 0; c < Vs; ++c) {
@@ -238,7 +133,8 @@ DataGenerator::DataGenerator(const DataConfig& config) : config_(config) {
   // it costs H(P(c,.)). Only the prediction from position 0 alone differs: after a trigger there,
   // the copied token x_{-1} is unseen and costs H(x_{-1} | x_0 = trigger).
   floor_ = 0.0;
-  for (int a : plain) floor_ += stationary_[static_cast<std::size_t>(a)] * row_entropy[static_cast<std::size_t>(a)];
+  for (std::size_t a = 0; a < Vs; ++a)
+    if (!is_trigger_[a]) floor_ += stationary_[a] * row_entropy[a];
   first_extra_ = 0.0;
   std::vector<double> cond(Vs);
   for (std::size_t g = 0; g < Vs; ++g) {
@@ -290,16 +186,7 @@ void DataGenerator::init_firstrecall() {
   std::vector<double> f(ns, 1.0 / n);
   if (markov) {
     PhiloxStream rng(derive_seed(c.seed, "firstrecall-filler", 0), 0);
-    std::vector<double> P(ns * ns), logg(ns);
-    for (std::size_t i = 0; i < ns; ++i) {
-      for (auto& g : logg) g = log_gamma_variate(rng, c.markov_alpha);
-      const double top = *std::max_element(logg.begin(), logg.end());
-      double sum = 0.0;
-      for (std::size_t j = 0; j < ns; ++j) sum += P[i * ns + j] = std::exp(logg[j] - top);
-      double sum2 = 0.0;
-      for (std::size_t j = 0; j < ns; ++j) sum2 += P[i * ns + j] = std::max(P[i * ns + j] / sum, kMinTransition);
-      for (std::size_t j = 0; j < ns; ++j) P[i * ns + j] /= sum2;
-    }
+    const std::vector<double> P = dirichlet_bigrams(rng, n, c.markov_alpha);
     f = stationary_of(P, n);
     filler_cdf_.resize(ns * ns);
     for (std::size_t i = 0; i < ns; ++i) cumulate(&P[i * ns], n, &filler_cdf_[i * ns]);
