@@ -93,12 +93,20 @@ def bigram_entropy(corpus):
 
 
 # ---- the headline experiment and other experiment verdicts ----
+def held_at_some_probe(verdict, variant, claim):
+    """{"ever": k/n} where the verdict counts the variant's runs in which the claim held at some probe
+    (verdicts written since the probe-share columns), else {}."""
+    v = verdict["variants"].get(variant, {})
+    return {"ever": count(v["ever"][claim], v["runs"])} if claim in v.get("ever", {}) else {}
+
+
 def experiment_claim(verdict, claim, study, setting):
     c = next(x for x in verdict["claims"] if x["claim"] == claim)
     return {
         "study": study, "setting": setting, "measure": c["metric"],
         "main": {"variant": verdict["main"], "mean": c["main"]["mean"], "lo": c["main"]["lo"], "hi": c["main"]["hi"],
-                 "emerged": count(c["main"]["emerged"], c["main"]["runs"])},
+                 "emerged": count(c["main"]["emerged"], c["main"]["runs"]),
+                 **held_at_some_probe(verdict, verdict["main"], claim)},
         "control": {"variant": verdict["control"], "mean": c["control"]["mean"], "lo": c["control"]["lo"],
                     "hi": c["control"]["hi"], "emerged": count(c["control"]["emerged"], c["control"]["runs"])},
         "difference": c["difference"], "cohens_d": c["cohens_d"], "p_value": c["p_value"], "test": c["test"],
@@ -143,9 +151,8 @@ def variant_emerged(verdict, variant, claim, study, setting):
     verdict counts them (verdicts written since the probe-share columns), the runs where it held at
     some probe: a state that came and went."""
     v = verdict["variants"][variant]
-    main = {"variant": variant, "emerged": count(v["emerged"][claim], v["runs"])}
-    if claim in v.get("ever", {}):
-        main["ever"] = count(v["ever"][claim], v["runs"])
+    main = {"variant": variant, "emerged": count(v["emerged"][claim], v["runs"]),
+            **held_at_some_probe(verdict, variant, claim)}
     return {"study": study, "setting": setting, "measure": f"runs where {claim} emerged", "main": main}
 
 
@@ -184,6 +191,9 @@ def text_runs(path, cells_path):
                 "emerged_sink": finite(r["emerged_sink"]),
                 # a sinking head in any layer at the last probe (a BOS control's test: see bos_control)
                 "sank_any_layer": sank_any_layer(r),
+                # held at some probe, to the end or not (results written since the probe-share columns)
+                "ever": {claim: float(r[f"{claim}_probes"]) > 0 for claim in ("high_norm", "sink")
+                         if finite(r.get(f"{claim}_probes"))},
             })
     return runs
 
@@ -235,6 +245,8 @@ def text_evidence(runs, study, tokens, plateau, control):
                      "high_norm_runs": count(sum(r["high_norm"] for r in rs), len(rs)),
                      "sink_1": interval([r["sink_1"] for r in rs]),
                      "sink_runs": count(sum(r["emerged_sink"] for r in rs), len(rs)),
+                     "ever_runs": {claim: count(sum(r["ever"][claim] for r in rs), len(rs))
+                                   for claim in ("high_norm", "sink") if all(claim in r["ever"] for r in rs)},
                      "decides": {"high_norm": learnt, "sink": not sink_reason},
                      "undecided_because": {"high_norm": reason, "sink": sink_reason}})
     return rows
@@ -274,8 +286,9 @@ def status(claim, evidence):
     if positive:
         return "supported in " + ", ".join(sorted({e["study"] for e in positive}))
     # held at some probe in most runs, but not to the end: said beside whatever the status is
-    came_and_went = sorted({e["study"] for e in evidence
-                            if "ever" in e.get("main", {}) and e["main"]["ever"]["k"] > e["main"]["ever"]["n"] / 2})
+    def ever(e):  # an experiment's main variant, or a text setting's runs
+        return e.get("main", {}).get("ever") or e.get("ever_runs", {}).get(claim)
+    came_and_went = sorted({e["study"] for e in evidence if ever(e) and ever(e)["k"] > ever(e)["n"] / 2})
     transient = f"; transient in {', '.join(came_and_went)} (held in most runs for part of training, not to its end)" \
         if came_and_went else ""
     return status_without_support(claim, evidence, undecided) + transient
@@ -435,6 +448,8 @@ def markdown(v):
                       f"{fmt_interval(e['control'])}; difference {fmt_interval(e['difference'])}, "
                       f"d = {fmt_number(e['cohens_d'], '.2f')}, p = {fmt_number(e['p_value'], '.2g')}; emerged {fmt_count(e['main']['emerged'])} against "
                       f"{fmt_count(e['control']['emerged'])}")
+                if "ever" in e["main"]:
+                    ev += f"; {e['main']['variant']} held at some probe, to the end or not: {fmt_count(e['main']['ever'])}"
             elif "emerged" in e.get("main", {}):
                 ev = f"{e['measure']} ({e['main']['variant']}): {fmt_count(e['main']['emerged'])}"
                 if "ever" in e["main"]:
@@ -450,7 +465,10 @@ def markdown(v):
                 runs = e["sink_runs"] if c["claim"] == "sink" else e["high_norm_runs"]
                 ev = (f"{'Sink_1' if key == 'sink_1' else 'max p0_norm_ratio'} {fmt_interval(e[key])}"
                       + ("" if key == "sink_1" else f" (p0_cos {fmt_interval(e['p0_cos_there'])})")
-                      + f"; runs where it {'emerged' if key == 'sink_1' else 'held'} {fmt_count(runs)}; held-out "
+                      + f"; runs where it {'emerged' if key == 'sink_1' else 'held at the last probe'} {fmt_count(runs)}"
+                      + (f"; held at some probe, to the end or not: {fmt_count(e['ever_runs'][c['claim']])}"
+                         if c["claim"] in e.get("ever_runs", {}) else "")
+                      + "; held-out "
                       f"{fmt_number(e['heldout_bits_per_byte']['mean'], '.2f')} bits/byte"
                       + ("" if e["decides"][c["claim"]] else f" ({e['undecided_because'][c['claim']]}: not decidable)"))
             if "decides" in e and "T" not in e:  # an experiment's row judged against its own BOS variant

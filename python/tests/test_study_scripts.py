@@ -507,6 +507,50 @@ def test_the_cross_study_verdict_counts_each_variant_of_a_search(tmp_path):
     assert claims()["high_norm"]["status"] == "not supported"
 
 
+def test_a_state_held_at_some_probe_in_most_runs_is_transient_in_a_tested_experiment_and_a_text_setting(tmp_path):
+    """The transient note reads every kind of evidence: an experiment whose verdict tests the claim (main
+    against its control) and a text setting's runs (results.csv's probe shares), not only a search."""
+    docs = tmp_path / "docs"
+    (docs / "p0sink").mkdir(parents=True)
+    side = {"mean": 0.0, "lo": 0.0, "hi": 0.0, "emerged": 1, "runs": 5}
+    tested = [{"claim": c, "metric": "m", "main": side, "control": dict(side, emerged=0),
+               "difference": {"mean": 0.0, "lo": 0.0, "hi": 0.0}, "cohens_d": 0.0, "p_value": 1.0,
+               "test": "welch", "supported": False} for c in ("identification", "high_norm", "sink")]
+    variants = {"main": {"runs": 5, "emerged": {"sink": 1, "high_norm": 0}, "ever": {"sink": 3, "high_norm": 2}},
+                "bos": {"runs": 5, "emerged": {"sink": 5, "high_norm": 0}}}
+    write_text_study(docs, "text_long", [("T256", 1.5, 0.9, 0.0, False)] * 2, {"T256": 2.0})
+
+    def claims(high_norm_probes):
+        (docs / "p0sink" / "verdict.json").write_text(json.dumps(
+            {"engine_version": 2, "claims": tested, "main": "main", "control": "control",
+             "variant_order": ["main", "bos"], "variants": variants}))
+        with open(docs / "text_long" / "results.csv", newline="") as f:
+            rows = list(csv.DictReader(f))
+        with open(docs / "text_long" / "results.csv", "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=[k for k in rows[0] if not k.endswith("_probes")] +
+                               ["high_norm_probes", "sink_probes"])
+            w.writeheader()
+            for r, share in zip(rows, high_norm_probes):
+                w.writerow({**{k: v for k, v in r.items() if not k.endswith("_probes")},
+                            "high_norm_probes": share, "sink_probes": 0})
+        proc = subprocess.run([sys.executable, str(SCRIPTS / "verdict_summary.py"), str(docs), "--corpus",
+                               str(tmp_path / "none")], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return {c["claim"]: c["status"] for c in json.loads((docs / "verdict.json").read_text())["claims"]}
+
+    # main's sink held at some probe in 3 of 5 runs, its high norm in 2 of 5 (not most); both text runs
+    # had the high norm at some probe (a share of 0.1 of the probes), neither at the end
+    got = claims([0.1, 0.1])
+    assert got["sink"].endswith("; transient in p0sink (held in most runs for part of training, not to its end)")
+    assert got["high_norm"].endswith("; transient in text_long (held in most runs for part of training, not to "
+                                     "its end)")
+    # one of the two text runs is not most of them
+    assert "transient" not in claims([0.1, 0.0])["high_norm"]
+    md = (docs / "verdict.md").read_text()
+    assert "main held at some probe, to the end or not: 3/5" in md
+    assert "held at some probe, to the end or not: 1/2" in md
+
+
 def test_the_committed_cross_study_verdict_is_what_the_committed_studies_give(tmp_path):
     # docs/search/verdict.{json,md} must be regenerated whenever a study's files change: recompute
     # them from a copy of docs/search and compare (needs the fortunes corpus for the plateau).
