@@ -245,8 +245,10 @@ def text_evidence(runs, study, tokens, plateau, control):
                      "high_norm_runs": count(sum(r["high_norm"] for r in rs), len(rs)),
                      "sink_1": interval([r["sink_1"] for r in rs]),
                      "sink_runs": count(sum(r["emerged_sink"] for r in rs), len(rs)),
-                     "ever_runs": {claim: count(sum(r["ever"][claim] for r in rs), len(rs))
-                                   for claim in ("high_norm", "sink") if all(claim in r["ever"] for r in rs)},
+                     # over the runs that record it (results written before the probe-share columns do not)
+                     "ever_runs": {claim: count(sum(r["ever"][claim] for r in known), len(known))
+                                   for claim in ("high_norm", "sink")
+                                   for known in [[r for r in rs if claim in r["ever"]]] if known},
                      "decides": {"high_norm": learnt, "sink": not sink_reason},
                      "undecided_because": {"high_norm": reason, "sink": sink_reason}})
     return rows
@@ -286,9 +288,15 @@ def status(claim, evidence):
     if positive:
         return "supported in " + ", ".join(sorted({e["study"] for e in positive}))
     # held at some probe in most runs, but not to the end: said beside whatever the status is
+    def most(c):
+        return c is not None and c["k"] > c["n"] / 2
+
     def ever(e):  # an experiment's main variant, or a text setting's runs
         return e.get("main", {}).get("ever") or e.get("ever_runs", {}).get(claim)
-    came_and_went = sorted({e["study"] for e in evidence if ever(e) and ever(e)["k"] > ever(e)["n"] / 2})
+
+    def to_the_end(e):  # held from some probe to the end (a text setting: at the last probe)
+        return e.get("main", {}).get("emerged") or e.get("high_norm_runs" if claim == "high_norm" else "sink_runs")
+    came_and_went = sorted({e["study"] for e in evidence if most(ever(e)) and not most(to_the_end(e))})
     transient = f"; transient in {', '.join(came_and_went)} (held in most runs for part of training, not to its end)" \
         if came_and_went else ""
     return status_without_support(claim, evidence, undecided) + transient

@@ -520,7 +520,7 @@ def test_a_state_held_at_some_probe_in_most_runs_is_transient_in_a_tested_experi
                 "bos": {"runs": 5, "emerged": {"sink": 5, "high_norm": 0}}}
     write_text_study(docs, "text_long", [("T256", 1.5, 0.9, 0.0, False)] * 2, {"T256": 2.0})
 
-    def claims(high_norm_probes):
+    def claims(high_norm_probes, ratio=1.5):
         (docs / "p0sink" / "verdict.json").write_text(json.dumps(
             {"engine_version": 2, "claims": tested, "main": "main", "control": "control",
              "variant_order": ["main", "bos"], "variants": variants}))
@@ -532,7 +532,7 @@ def test_a_state_held_at_some_probe_in_most_runs_is_transient_in_a_tested_experi
             w.writeheader()
             for r, share in zip(rows, high_norm_probes):
                 w.writerow({**{k: v for k, v in r.items() if not k.endswith("_probes")},
-                            "high_norm_probes": share, "sink_probes": 0})
+                            "p0_norm_ratio_l0": ratio, "high_norm_probes": share, "sink_probes": 0})
         proc = subprocess.run([sys.executable, str(SCRIPTS / "verdict_summary.py"), str(docs), "--corpus",
                                str(tmp_path / "none")], capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr
@@ -549,6 +549,12 @@ def test_a_state_held_at_some_probe_in_most_runs_is_transient_in_a_tested_experi
     md = (docs / "verdict.md").read_text()
     assert "main held at some probe, to the end or not: 3/5" in md
     assert "held at some probe, to the end or not: 1/2" in md
+    # a state held at the last probe in most runs came and stayed: not transient, even where the setting
+    # cannot decide the claim (here the plateau is unknown)
+    assert "transient" not in claims([0.1, 0.1], ratio=2.5)["high_norm"]
+    # a run written without the probe shares is left out of the count, not counted as "never"
+    assert "transient in text_long" in claims(["", 0.1])["high_norm"]
+    assert "held at some probe, to the end or not: 1/1" in (docs / "verdict.md").read_text()
 
 
 def test_the_committed_cross_study_verdict_is_what_the_committed_studies_give(tmp_path):
