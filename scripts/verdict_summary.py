@@ -220,6 +220,17 @@ def text_positive_control(study, runs, docs):
     return None, "no BOS control at this budget yet"
 
 
+def held_at_some_probe_runs(rs):
+    """Per claim, the runs where it held at some probe, over the runs that record it (results written
+    before the probe-share columns do not)."""
+    counts = {}
+    for claim in ("high_norm", "sink"):
+        known = [r for r in rs if claim in r["ever"]]
+        if known:
+            counts[claim] = count(sum(r["ever"][claim] for r in known), len(known))
+    return counts
+
+
 def text_evidence(runs, study, tokens, plateau, control):
     """One row per no-BOS variant: its figures and whether it decides each claim (high_norm: past the
     bigram plateau; sink: that, and the BOS control sank)."""
@@ -245,10 +256,7 @@ def text_evidence(runs, study, tokens, plateau, control):
                      "high_norm_runs": count(sum(r["high_norm"] for r in rs), len(rs)),
                      "sink_1": interval([r["sink_1"] for r in rs]),
                      "sink_runs": count(sum(r["emerged_sink"] for r in rs), len(rs)),
-                     # over the runs that record it (results written before the probe-share columns do not)
-                     "ever_runs": {claim: count(sum(r["ever"][claim] for r in known), len(known))
-                                   for claim in ("high_norm", "sink")
-                                   for known in [[r for r in rs if claim in r["ever"]]] if known},
+                     "ever_runs": held_at_some_probe_runs(rs),
                      "decides": {"high_norm": learnt, "sink": not sink_reason},
                      "undecided_because": {"high_norm": reason, "sink": sink_reason}})
     return rows
