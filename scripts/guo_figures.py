@@ -20,7 +20,7 @@ p-value (an exact permutation test between two arms, a one-sample t-test of the 
 within one; scripts/interval.py). Guo et al.'s values, decoded
 from their repository's saved figure data (docs/literature/guo2024_bigram_backcopy.md), are drawn as
 points: 1-layer Adam (steps 0, 140, 300, 1000) and the 3-layer BOS residual after layer 0 with Adam
-and with SGD (steps 0, 1000, 2000).
+and with SGD (steps 0, 1000, 2000, 5000, 10 000, as far as the runs go).
 """
 import csv
 import json
@@ -37,7 +37,15 @@ from script_args import Parser, arm  # noqa: E402
 
 GUO_1L_ADAM = {"step": [0, 140, 300, 1000], "attn": [0.022, 0.054, 0.56, 0.78], "value": [5.2, 9.1, 5.5, 3.5],
                "res": [24.3, 30.5, 25.4, 27.0]}
-GUO_3L_RES0 = {"Adam": ([0, 1000, 2000], [24, 34, 43]), "SGD": ([0, 1000, 2000], [24.4, 29, 26])}
+GUO_3L_RES0 = {"Adam": ([0, 1000, 2000, 5000, 10000], [24, 34, 43, 71, 140.7]),
+               "SGD": ([0, 1000, 2000, 5000, 10000], [24.4, 29, 26, 23, 20.4])}
+
+
+def up_to_runs(steps, values, last_step):
+    """Guo et al.'s points as far as the runs go: through the first one at or past the runs' last step,
+    so their curve spans ours without stretching a short study's axis to their 10 000 steps."""
+    n = next((i + 1 for i, s in enumerate(steps) if s >= last_step), len(steps))
+    return steps[:n], values[:n]
 
 
 def read_csv(path):
@@ -284,8 +292,9 @@ def main(argv):
           "set multiplot layout 1,5", "set key top left font ',8'", "set grid", "set xlabel 'step'",
           "set style fill transparent solid 0.2 noborder"]
     gp.append(datablock("guo1", [GUO_1L_ADAM["step"], GUO_1L_ADAM["attn"], GUO_1L_ADAM["value"], GUO_1L_ADAM["res"]]))
+    last_step = max(r["step"][-1] for seeds in arms.values() for r in seeds)
     for label, (steps, values) in GUO_3L_RES0.items():
-        gp.append(datablock(f"guo3{label}", [steps, values]))
+        gp.append(datablock(f"guo3{label}", list(up_to_runs(steps, values, last_step))))
     keys = list(SERIES)
     for i, seeds in enumerate(arms.values()):
         cols = []

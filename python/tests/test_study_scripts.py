@@ -278,6 +278,10 @@ def test_guo_effects_are_tested_over_seeds_and_undecided_at_one_seed(tmp_path):
     assert effects["ReLU attention removes the sink (1 layer)"]["reproduced"] == "yes"
     assert "| adam_L3 | 5 | 3 |" in (out / "table.md").read_text()
     assert (out / "curves.png").stat().st_size > 1000
+    # Guo et al.'s 3-layer residual points reach only as far as the runs (to step 100 here): through
+    # their first point at or past it, not out to their 10 000 steps
+    guo_adam = (out / "curves.gp").read_text().split("$guo3Adam << EOD\n")[1].split("EOD")[0]
+    assert [line.split()[0] for line in guo_adam.splitlines()] == ["0", "1000"]
 
     one = [f"{name}={dirs[0]}" for name, dirs in runs.items()]
     proc = subprocess.run([sys.executable, str(SCRIPTS / "guo_figures.py"), str(tmp_path / "one")] + one,
