@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Guo et al. (2024)'s Bigram-Backcopy replication (configs/guo_backcopy.toml): every arm of
-# docs/search/guo_backcopy/README.md for each seed, two runs at a time; then the curves, the table
-# and the effects over seeds into DOCS (scripts/guo_figures.py, from the runs finished so far under
-# OUT, of any seed). Resumable: a run whose directory holds a summary.json is kept, one with a
+# docs/search/guo_backcopy/README.md for each seed, two runs at a time; then each finished run's
+# record into DOCS/runs, and the curves, the table and the effects over every seed kept there into
+# DOCS (scripts/guo_figures.py). Resumable: a run whose directory holds a summary.json is kept, one with a
 # checkpoint continues from it. About 1.5 core-hours per seed on a quiet machine (45 minutes of two cores).
 #   bash scripts/guo_replication.sh [OUT [DOCS]]   (default out/guo: OUT/seed-S/ARM, and
 #                                                    docs/search/guo_backcopy; env P0SIM_BIN,
@@ -52,14 +52,26 @@ for seed in $seeds; do
   done
 done
 wait
-# The figures use every finished run under OUT, not only this call's SEEDS, so a later call with new
-# seeds never redraws the docs from fewer seeds than OUT holds.
+# Each finished run's record (its config, logs and probes; not its weights or checkpoints) is kept in
+# DOCS/runs/ARM/seed-S, and the figures are drawn from every run kept there, so a study's docs redraw
+# from the repository alone and a later call with new seeds never redraws them from fewer seeds. A kept
+# record is replaced only by a run whose probes differ (one extended with STEPS), and that is said.
 args=()
 for name in $order; do
-  dirs=""
   for dir in "$out"/seed-*/"$name"; do
-    [ -f "$dir/summary.json" ] && dirs="$dirs${dirs:+,}$dir"
+    [ -f "$dir/summary.json" ] || continue
+    kept="$docs/runs/$name/$(basename "$(dirname "$dir")")"
+    if [ -f "$kept/trace.csv" ]; then
+      cmp -s "$dir/trace.csv" "$kept/trace.csv" && continue
+      echo "guo_replication.sh: replacing $kept with $dir (its probes differ: extended, or another engine version)" >&2
+    fi
+    mkdir -p "$kept"
+    cp "$dir"/{config.toml,train.csv,trace.csv,heads.csv,summary.json} "$kept/"
   done
-  args+=("$name=$dirs")
+  if [ -d "$docs/runs/$name" ]; then args+=("$name=$docs/runs/$name"); fi
 done
+if [ "${#args[@]}" -eq 0 ]; then
+  echo "guo_replication.sh: no finished run under $out or $docs/runs: no figures drawn" >&2
+  exit 1
+fi
 python3 scripts/guo_figures.py "$docs" "${args[@]}"

@@ -655,3 +655,38 @@ def test_every_script_answers_help_without_writing_and_refuses_a_bad_argument_in
         assert bad.stderr.count("\n") == 1 and bad.stderr.startswith(f"{name}: "), (name, bad.stderr)
         assert f"usage: {name}" in bad.stderr, (name, bad.stderr)
         assert list(tmp_path.iterdir()) == [], name
+
+
+def test_the_guo_replication_keeps_each_finished_run_in_the_docs_and_replaces_one_only_when_its_probes_differ(
+        tmp_path):
+    out, docs = tmp_path / "out", tmp_path / "docs"
+    for seed in (1, 2):
+        run = write_guo_run(out, "adam_L3", seed, 3, [0.02, 0.4, 0.8], [5, 9, 3], [24, 28, 34], [1.0, 1.5, 1.9])
+        (run / "config.toml").write_text("seed = %d\n" % seed)
+        (run / "train.csv").write_text("step,loss\n1,5.0\n")
+    unfinished = out / "seed-3" / "adam_L3"
+    unfinished.mkdir(parents=True)
+    (unfinished / "config.toml").write_text("seed = 3\n")
+    # every run already has its directory, so the stand-in binary is only asked to resume (and does nothing)
+    env = dict(os.environ, P0SIM_BIN="true", SEEDS="1 2 3", ARMS="adam_L3")
+    script = [
+        "bash", str(SCRIPTS / "guo_replication.sh"), str(out), str(docs)]
+
+    def replicate():
+        proc = subprocess.run(script, cwd=SCRIPTS.parent, env=env, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stderr
+
+    assert "replacing" not in replicate()
+    kept = sorted(p.name for p in (docs / "runs" / "adam_L3").iterdir())
+    assert kept == ["seed-1", "seed-2"]  # the unfinished seed 3 is not kept
+    assert sorted(p.name for p in (docs / "runs" / "adam_L3" / "seed-1").iterdir()) == [
+        "config.toml", "heads.csv", "summary.json", "trace.csv", "train.csv"]
+    assert json.loads((docs / "effects.json").read_text())["arms"] == {"adam_L3": 2}
+    assert "replacing" not in replicate()  # the same run again: nothing replaced
+
+    # seed 1 extended: its probes differ, so its record is replaced, and the replacement is said
+    with open(out / "seed-1" / "adam_L3" / "trace.csv", "a") as f:
+        f.write("150,0,40,20.0,2.0,2.0,0.9\n")
+    assert f"replacing {docs / 'runs' / 'adam_L3' / 'seed-1'}" in replicate()
+    assert (docs / "runs" / "adam_L3" / "seed-1" / "trace.csv").read_text().endswith("150,0,40,20.0,2.0,2.0,0.9\n")
