@@ -669,8 +669,7 @@ def test_the_guo_replication_keeps_each_finished_run_in_the_docs_and_replaces_on
     (unfinished / "config.toml").write_text("seed = 3\n")
     # every run already has its directory, so the stand-in binary is only asked to resume (and does nothing)
     env = dict(os.environ, P0SIM_BIN="true", SEEDS="1 2 3", ARMS="adam_L3")
-    script = [
-        "bash", str(SCRIPTS / "guo_replication.sh"), str(out), str(docs)]
+    script = ["bash", str(SCRIPTS / "guo_replication.sh"), str(out), str(docs)]
 
     def replicate():
         proc = subprocess.run(script, cwd=SCRIPTS.parent, env=env, capture_output=True, text=True, timeout=300)
