@@ -253,6 +253,7 @@ def text_evidence(runs, study, tokens, plateau, control):
                      "heldout_bits_per_byte": bpb, "past_bigram_plateau": learnt, "positive_control": control_note,
                      "max_p0_norm_ratio": interval([r["max_ratio"] for r in rs]),
                      "p0_cos_there": interval([r["cos_there"] for r in rs]),
+                     # "<claim>_runs": status() and markdown() read them by the claim's name
                      "high_norm_runs": count(sum(r["high_norm"] for r in rs), len(rs)),
                      "sink_1": interval([r["sink_1"] for r in rs]),
                      "sink_runs": count(sum(r["emerged_sink"] for r in rs), len(rs)),
@@ -290,7 +291,7 @@ def status(claim, evidence):
             positive.append(e)
         if "decides" in e and not e["decides"][claim]:
             undecided.append(e)
-        runs = e.get("high_norm_runs" if claim == "high_norm" else "sink_runs")
+        runs = e.get(f"{claim}_runs")
         if runs and "decides" in e and e["decides"][claim] and runs["k"] > runs["n"] / 2:
             positive.append(e)
     if positive:
@@ -303,7 +304,7 @@ def status(claim, evidence):
         return e.get("main", {}).get("ever") or e.get("ever_runs", {}).get(claim)
 
     def to_the_end(e):  # held from some probe to the end (a text setting: at the last probe)
-        return e.get("main", {}).get("emerged") or e.get("high_norm_runs" if claim == "high_norm" else "sink_runs")
+        return e.get("main", {}).get("emerged") or e.get(f"{claim}_runs")
     came_and_went = sorted({e["study"] for e in evidence if most(ever(e)) and not most(to_the_end(e))})
     transient = f"; transient in {', '.join(came_and_went)} (held in most runs for part of training, not to its end)" \
         if came_and_went else ""
@@ -478,7 +479,7 @@ def markdown(v):
                       + f" over {'/'.join(map(str, e['seeds']))} seeds: {e['reproduced']}")
             else:  # a text setting
                 key = "sink_1" if c["claim"] == "sink" else "max_p0_norm_ratio"
-                runs = e["sink_runs"] if c["claim"] == "sink" else e["high_norm_runs"]
+                runs = e[f"{c['claim']}_runs"]
                 ev = (f"{'Sink_1' if key == 'sink_1' else 'max p0_norm_ratio'} {fmt_interval(e[key])}"
                       + ("" if key == "sink_1" else f" (p0_cos {fmt_interval(e['p0_cos_there'])})")
                       + f"; runs where it {'emerged' if key == 'sink_1' else 'held at the last probe'} {fmt_count(runs)}"
