@@ -2,7 +2,7 @@
 # Guo et al. (2024)'s Bigram-Backcopy replication (configs/guo_backcopy.toml): every arm of
 # docs/search/guo_backcopy/README.md for each seed, two runs at a time; then each finished run's
 # record into DOCS/runs, and the curves, the table and the effects over every seed kept there into
-# DOCS (scripts/guo_figures.py). Resumable: a run whose directory holds a summary.json is kept, one with a
+# DOCS (scripts/guo_figures.py; step by step in DOCS/trajectory.md). Resumable: a run whose directory holds a summary.json is kept, one with a
 # checkpoint continues from it. About 1.5 core-hours per seed on a quiet machine (45 minutes of two cores).
 #   bash scripts/guo_replication.sh [OUT [DOCS]]   (default out/guo: OUT/seed-S/ARM, and
 #                                                    docs/search/guo_backcopy; env P0SIM_BIN,
@@ -75,3 +75,16 @@ if [ "${#args[@]}" -eq 0 ]; then
   exit 1
 fi
 python3 scripts/guo_figures.py "$docs" "${args[@]}"
+# The same runs step by step, per arm and per seed (scripts/trajectory_table.py): every 250 steps to
+# 1000, then every 500 to the longest arm's end.
+longest="${STEPS:-0}"
+for name in $order; do
+  if [ -z "${STEPS:-}" ] && [ "${steps[$name]}" -gt "$longest" ]; then longest="${steps[$name]}"; fi
+done
+at="0,250,500,750,1000"
+for ((s = 1500; s <= longest; s += 500)); do at+=",$s"; done
+for name in $order; do
+  for kept in "$docs/runs/$name"/seed-*; do [ -d "$kept" ] && args+=("$name-$(basename "$kept")=$kept"); done
+done
+python3 scripts/trajectory_table.py "$docs/trajectory.md" "$at" "${args[@]}" > /dev/null
+echo "wrote $docs/trajectory.md"

@@ -7,6 +7,7 @@ STEPS is a comma-separated list of probe steps (500,1000,2000,4000). Each NAME i
 of seed-<i>/ runs (an experiment's runs/<variant>/) stands for all its seeds (scripts/guo_figures.py
 reads runs the same way). For every arm and step: the largest p0_norm_ratio over blocks and the
 p0_cos of that block (the high-norm criterion asks ratio >= 2 and cos >= 0.9 at one block), the
+norm of position 0's residual after block 0 (trace.csv p0_norm: Guo et al.'s residual peak), the
 largest attention to position 0 from non-trigger queries over layers (heads.csv attn_to_0_rest,
 head 0), |W_o v_0| of the last layer, backcopy accuracy and probe loss. Each cell is the mean over
 seeds with the range [min, max] (too few seeds for an interval to mean much), and the seeds where
@@ -38,6 +39,7 @@ def at_step(run_dir, step):
         "ratio": number(top["p0_norm_ratio"]),
         "block": int(top["layer"]),
         "cos": number(top["p0_cos"]),
+        "h0_block0": next(number(r["p0_norm"]) for r in trace if r["layer"] == "0"),
         "high_norm": any(is_high_norm(number(r["p0_norm_ratio"]), number(r["p0_cos"])) for r in trace),
         "attn_rest": max(number(r["attn_to_0_rest"]) for r in heads),
         "value": next(number(r["value_out_norm_0"]) for r in heads if r["layer"] == last_layer),
@@ -77,7 +79,7 @@ def mean_and_range(values, digits):
     return f"{sum(values) / len(values):.{digits}f} [{min(values):.{digits}f}, {max(values):.{digits}f}]"
 
 
-COLUMNS = [("largest p0_norm_ratio", "ratio", 2), ("p0_cos there", "cos", 2),
+COLUMNS = [("largest p0_norm_ratio", "ratio", 2), ("p0_cos there", "cos", 2), ("\\|h_0\\| after block 0", "h0_block0", 1),
            ("attention to 0 from non-triggers (largest layer)", "attn_rest", 3), ("\\|W_o v_0\\|, last layer", "value", 1),
            ("backcopy accuracy", "accuracy", 3), ("probe loss (nats)", "loss", 3)]
 

@@ -232,10 +232,11 @@ def write_guo_run(root, name, seed, layers, attn, value, h0, ratio, attn_layer0=
                 w.writerow([step, layer, 0, attn_layer0[i] if attn_layer0 and layer == 0 else attn[i], value[i]])
     with open(run / "trace.csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["step", "layer", "p0_norm", "rest_norm", "p0_norm_ratio", "loss", "accuracy"])
+        w.writerow(["step", "layer", "p0_norm", "rest_norm", "p0_norm_ratio", "loss", "accuracy", "p0_cos", "sink_rate",
+                    "attn_to_0"])
         for i, step in enumerate((0, 50, 100)):
             for layer in range(layers):
-                w.writerow([step, layer, h0[i], 20.0, ratio[i], 2.0, 0.9])
+                w.writerow([step, layer, h0[i], 20.0, ratio[i], 2.0, 0.9, 0.5, 0.0, 0.05])
     config = {"layers": layers, "attn": "softmax", "optimizer": "adamw", "lr": 3e-4}
     (run / "summary.json").write_text(json.dumps({"config": config}))
     return run
@@ -595,12 +596,14 @@ def test_the_trajectory_table_reads_the_largest_ratio_its_cosine_and_the_high_no
         (run / "summary.json").write_text("{}")
         with open(run / "trace.csv", "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["step", "layer", "p0_norm_ratio", "p0_cos", "loss", "accuracy", "sink_rate", "attn_to_0"])
+            w.writerow(["step", "layer", "p0_norm_ratio", "p0_cos", "p0_norm", "loss", "accuracy", "sink_rate",
+                        "attn_to_0"])
             for step, blocks in steps.items():
                 for layer, (ratio, cos) in enumerate(blocks):
                     sinks = seed == 1 and layer == 0 and step == 100  # seed 1's layer 0 sinks at its last probe
-                    w.writerow([step, layer, ratio, cos, 2.0 - step / 100, 0.5 + step / 1000, 1.0 if sinks else 0.0,
-                                0.4 if sinks else 0.05])
+                    # |h_0| after block 0 is 20 + 10 * seed at step 100; block 1's (99) must not be read
+                    w.writerow([step, layer, ratio, cos, 99.0 if layer else 20 + step / 10 * seed, 2.0 - step / 100,
+                                0.5 + step / 1000, 1.0 if sinks else 0.0, 0.4 if sinks else 0.05])
         with open(run / "heads.csv", "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["step", "layer", "head", "attn_to_0_rest", "value_out_norm_0"])
@@ -619,8 +622,9 @@ def test_the_trajectory_table_reads_the_largest_ratio_its_cosine_and_the_high_no
     assert cells[:3] == ["main", "100", "2"]
     assert cells[3] == "2.35 [2.20, 2.50] (block 1)"
     assert cells[4] == "0.72 [0.50, 0.95]"
-    assert cells[5] == "0.025 [0.020, 0.030]"  # the larger layer's attention, per seed
-    assert cells[6] == "21.0 [21.0, 21.0]"  # the last layer's |W_o v_0|
+    assert cells[5] == "25.0 [20.0, 30.0]"  # |h_0| after block 0
+    assert cells[6] == "0.025 [0.020, 0.030]"  # the larger layer's attention, per seed
+    assert cells[7] == "21.0 [21.0, 21.0]"  # the last layer's |W_o v_0|
     assert cells[-1] == "1/2"
     assert [c.strip() for c in rows[0].split("|")[1:-1]][-1] == "0/2"
     # each run over all its probes
@@ -682,10 +686,15 @@ def test_the_guo_replication_keeps_each_finished_run_in_the_docs_and_replaces_on
     assert sorted(p.name for p in (docs / "runs" / "adam_L3" / "seed-1").iterdir()) == [
         "config.toml", "heads.csv", "summary.json", "trace.csv", "train.csv"]
     assert json.loads((docs / "effects.json").read_text())["arms"] == {"adam_L3": 2}
+    # step by step: the arm over both seeds, then each seed (probes at 0, 50, 100: only step 0 is tabulated)
+    trajectory = (docs / "trajectory.md").read_text()
+    assert "| adam_L3 | 0 | 2 | 1.00 [1.00, 1.00] (block 0) | 0.50 [0.50, 0.50] | 24.0 [24.0, 24.0] |" in trajectory
+    assert "| adam_L3-seed-1 | 0 | 1 | 1.00 (block 0) |" in trajectory
+    assert "| adam_L3 | 250 |" not in trajectory
     assert "replacing" not in replicate()  # the same run again: nothing replaced
 
     # seed 1 extended: its probes differ, so its record is replaced, and the replacement is said
     with open(out / "seed-1" / "adam_L3" / "trace.csv", "a") as f:
-        f.write("150,0,40,20.0,2.0,2.0,0.9\n")
+        f.write(extension := "150,0,40,20.0,2.0,2.0,0.9,0.5,0.0,0.05\n")
     assert f"replacing {docs / 'runs' / 'adam_L3' / 'seed-1'}" in replicate()
-    assert (docs / "runs" / "adam_L3" / "seed-1" / "trace.csv").read_text().endswith("150,0,40,20.0,2.0,2.0,0.9\n")
+    assert (docs / "runs" / "adam_L3" / "seed-1" / "trace.csv").read_text().endswith(extension)
