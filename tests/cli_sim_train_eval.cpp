@@ -16,6 +16,7 @@
 #include "tests/test_support.hpp"
 #include "sim/npy.hpp"
 #include "sim/train.hpp"
+#include "tests/sim_tiny_config.hpp"
 
 // Named after the file: the test files are compiled in batches (CMake's unity build).
 namespace cli_sim_train_eval_test {
@@ -101,20 +102,11 @@ TEST_CASE("eval on train's weights reproduces the trained model's logits bit for
   REQUIRE(run_p0sim(kTiny + " --out " + run.string()).code == 0);
 
   // The same run in memory: the same code, seed and config give the same weights.
-  TrainConfig c;
-  c.model.vocab = c.data.vocab = 8;
-  c.model.d_model = 16;
-  c.model.heads = 2;
-  c.model.d_ff = 32;
-  c.model.seq_len = c.data.seq_len = 8;
-  c.batch = 4;
+  TrainConfig c = p0sim::test::tiny_train_config(Task::backcopy);
   c.steps = 12;
-  c.lr = 3e-3;
   c.warmup = 2;
   c.schedule = Schedule::cosine;
   c.clip = 0.5;
-  c.data.task = Task::backcopy;
-  c.data.triggers = 2;
   c.data.markov_alpha = 0.3;
   c.seed = 5;
   const int N = 5;

@@ -11,6 +11,7 @@
 
 #include "common/errors.hpp"
 #include "sim/train.hpp"
+#include "tests/sim_tiny_config.hpp"
 
 // Named after the file: the test files are compiled in batches (CMake's unity build).
 namespace sim_probe_trace_test {
@@ -21,21 +22,9 @@ using namespace p0sim::sim;
 namespace {
 
 TrainConfig tiny_firstrecall() {
-  TrainConfig c;
-  c.model.vocab = 8;
-  c.model.d_model = 16;
-  c.model.heads = 2;
-  c.model.layers = 2;
-  c.model.d_ff = 32;
-  c.model.seq_len = 8;
-  c.data.task = Task::firstrecall;
-  c.data.vocab = 8;
-  c.data.seq_len = 8;
-  c.data.triggers = 2;
+  TrainConfig c = p0sim::test::tiny_train_config(Task::firstrecall);
   c.data.trigger_prob = 0.2;
-  c.batch = 4;
   c.steps = 12;
-  c.lr = 3e-3;
   c.seed = 3;
   c.probe.batch = 16;  // larger than the training batch: the probe model must be its own
   return c;

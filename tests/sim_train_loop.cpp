@@ -11,6 +11,7 @@
 #include "common/errors.hpp"
 #include "sim/npy.hpp"
 #include "sim/train.hpp"
+#include "tests/sim_tiny_config.hpp"
 
 // Named after the file: the test files are compiled in batches (CMake's unity build).
 namespace sim_train_loop_test {
@@ -21,20 +22,8 @@ using namespace p0sim::sim;
 namespace {
 
 TrainConfig tiny(Task task = Task::markov) {
-  TrainConfig c;
-  c.model.vocab = 8;
-  c.model.d_model = 16;
-  c.model.heads = 2;
-  c.model.layers = 2;
-  c.model.d_ff = 32;
-  c.model.seq_len = 8;
-  c.data.task = task;
-  c.data.vocab = 8;
-  c.data.seq_len = 8;
-  c.data.triggers = 2;
-  c.batch = 4;
+  TrainConfig c = p0sim::test::tiny_train_config(task);
   c.steps = 15;
-  c.lr = 3e-3;
   c.warmup = 3;
   c.schedule = Schedule::cosine;
   c.clip = 0.5;
