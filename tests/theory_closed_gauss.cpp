@@ -13,6 +13,7 @@
 #include "common/stats.hpp"
 #include "theory/cone.hpp"
 #include "theory/cone_math.hpp"
+#include "tests/theory_support.hpp"
 
 // Named after the file: the test files are compiled in batches (CMake's unity build).
 namespace theory_closed_gauss_test {
@@ -20,21 +21,10 @@ namespace theory_closed_gauss_test {
 using namespace p0sim::theory;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
+using p0sim::test::gauss_point;
 namespace bm = boost::math;
 
 namespace {
-
-ConePoint gauss_point(int d, int T, double m, double sigma, int heads = 1, AttnMask mask = AttnMask::causal) {
-  ConePoint p;
-  p.model = ValueModel::gauss;
-  p.mask = mask;
-  p.d = d;
-  p.T = T;
-  p.m = m;
-  p.sigma = sigma;
-  p.heads = heads;
-  return p;
-}
 
 // int_0^inf f(y) pdf(y) dy for Y ~ noncentral chi^2(dof, nc), by adaptive Gauss-Kronrod.
 template <class F>

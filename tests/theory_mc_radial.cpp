@@ -21,20 +21,9 @@
 namespace theory_mc_radial_test {
 
 using namespace p0sim::theory;
+using p0sim::test::gauss_point;
 
 namespace {
-
-ConePoint gauss_point(int d, int T, int heads, double m, double sigma, AttnMask mask = AttnMask::causal) {
-  ConePoint p;
-  p.model = ValueModel::gauss;
-  p.mask = mask;
-  p.d = d;
-  p.T = T;
-  p.heads = heads;
-  p.m = m;
-  p.sigma = sigma;
-  return p;
-}
 
 McOptions radial_options(std::int64_t trials, std::uint64_t seed, int threads = 2) {
   McOptions opt;
@@ -67,7 +56,7 @@ TEST_CASE("radial Monte Carlo agrees with the closed forms for gauss (k = 2, 3, 
       {5, 1, 1, 1.0, 1.0},
   }));
   const AttnMask mask = GENERATE(AttnMask::causal, AttnMask::bidirectional);
-  const ConePoint p = gauss_point(d, T, heads, m, sigma, mask);
+  const ConePoint p = gauss_point(d, T, m, sigma, heads, mask);
   const std::vector<int> pos = some_positions(T);
   const McResult r = simulate(p, pos, radial_options(300000, 20240601));
   // Tolerances as in theory_mc_cone.cpp: a Bonferroni-adjusted level over every comparison of
@@ -109,7 +98,7 @@ TEST_CASE("radial and full-vector Monte Carlo agree on P(position 0 largest) (tw
       {6, 32, 1, 0.3},
       {4, 64, 2, 1.0},
   }));
-  const ConePoint p = gauss_point(d, T, heads, m, 1.0);
+  const ConePoint p = gauss_point(d, T, m, 1.0, heads);
   McOptions full;
   full.trials = 30000;
   full.seed = 31;
@@ -130,7 +119,7 @@ TEST_CASE("radial and full-vector Monte Carlo agree on P(position 0 largest) (tw
 
 TEST_CASE("radial Monte Carlo gives bit-identical statistics for 1, 2 and 3 threads", "[theory][mc][radial]") {
   const AttnMask mask = GENERATE(AttnMask::causal, AttnMask::bidirectional);
-  const ConePoint p = gauss_point(16, 33, 2, 0.5, 1.0, mask);
+  const ConePoint p = gauss_point(16, 33, 0.5, 1.0, 2, mask);
   std::vector<int> pos(33);
   for (int t = 0; t < 33; ++t) pos[static_cast<std::size_t>(t)] = t;
   const std::int64_t trials = 64 * 40 + 17;  // many blocks, a partial last block and lane group
@@ -150,7 +139,7 @@ TEST_CASE("radial Monte Carlo gives bit-identical statistics for 1, 2 and 3 thre
 TEST_CASE("radial Monte Carlo with long sequences draws in chunks and still matches the closed form",
           "[theory][mc][radial]") {
   // T * heads above the chunk of variates drawn at once (512): the chain continues across chunks.
-  const ConePoint p = gauss_point(12, 1500, 3, 0.5, 1.0);
+  const ConePoint p = gauss_point(12, 1500, 0.5, 1.0, 3);
   const std::vector<int> pos{0, 511, 512, 1499};
   const McResult r = simulate(p, pos, radial_options(4000, 8));
   const double alpha = 0.01 / (4.0 * 2);

@@ -1,10 +1,11 @@
 #pragma once
-// Helpers shared by the Monte-Carlo tests (tests/theory_mc_*.cpp).
+// Helpers shared by the theory tests (tests/theory_*.cpp).
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "common/stats.hpp"
+#include "theory/cone.hpp"
 
 namespace p0sim::test {
 
@@ -21,6 +22,20 @@ inline std::vector<int> positions_within(int T, std::vector<int> candidates) {
 inline bool same_bits(const RunningStats& a, const RunningStats& b) {
   return a.n == b.n && std::memcmp(&a.mean, &b.mean, sizeof(double)) == 0 &&
          std::memcmp(&a.m2, &b.m2, sizeof(double)) == 0;
+}
+
+// A point of the Gaussian cone model: value vectors N(m e_1, sigma^2 I_d) per head.
+inline theory::ConePoint gauss_point(int d, int T, double m, double sigma, int heads = 1,
+                                     theory::AttnMask mask = theory::AttnMask::causal) {
+  theory::ConePoint p;
+  p.model = theory::ValueModel::gauss;
+  p.mask = mask;
+  p.d = d;
+  p.T = T;
+  p.m = m;
+  p.sigma = sigma;
+  p.heads = heads;
+  return p;
 }
 
 }  // namespace p0sim::test
