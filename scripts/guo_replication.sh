@@ -2,8 +2,9 @@
 # Guo et al. (2024)'s Bigram-Backcopy replication (configs/guo_backcopy.toml): every arm of
 # docs/search/guo_backcopy/README.md for each seed, two runs at a time; then each finished run's
 # record into DOCS/runs, and the curves, the table and the effects over every seed kept there into
-# DOCS (scripts/guo_figures.py; step by step in DOCS/trajectory.md). Resumable: a run whose directory holds a summary.json is kept, one with a
-# checkpoint continues from it. About 1.5 core-hours per seed on a quiet machine (45 minutes of two cores).
+# DOCS (scripts/guo_figures.py; step by step in DOCS/trajectory.md). Resumable: a run whose
+# directory holds a summary.json is kept, one with a checkpoint continues from it. About 1.5
+# core-hours per seed on a quiet machine (45 minutes of two cores).
 #   bash scripts/guo_replication.sh [OUT [DOCS]]   (default out/guo: OUT/seed-S/ARM, and
 #                                                    docs/search/guo_backcopy; env P0SIM_BIN,
 #                                                    SEEDS, default "1 2 3 4 5"; ARMS, default all;

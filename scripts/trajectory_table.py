@@ -79,7 +79,8 @@ def mean_and_range(values, digits):
     return f"{sum(values) / len(values):.{digits}f} [{min(values):.{digits}f}, {max(values):.{digits}f}]"
 
 
-COLUMNS = [("largest p0_norm_ratio", "ratio", 2), ("p0_cos there", "cos", 2), ("\\|h_0\\| after block 0", "h0_block0", 1),
+COLUMNS = [("largest p0_norm_ratio", "ratio", 2), ("p0_cos there", "cos", 2),
+           ("\\|h_0\\| after block 0", "h0_block0", 1),
            ("attention to 0 from non-triggers (largest layer)", "attn_rest", 3), ("\\|W_o v_0\\|, last layer", "value", 1),
            ("backcopy accuracy", "accuracy", 3), ("probe loss (nats)", "loss", 3)]
 
