@@ -77,15 +77,17 @@ if [ "${#args[@]}" -eq 0 ]; then
 fi
 python3 scripts/guo_figures.py "$docs" "${args[@]}"
 # The same runs step by step, per arm and per seed (scripts/trajectory_table.py): every 250 steps to
-# 1000, then every 500 to the longest arm's end.
-longest="${STEPS:-0}"
+# 1000, then every 500 to the last step of the longest kept run (its train.csv's last row).
+longest=0
 for name in $order; do
-  if [ -z "${STEPS:-}" ] && [ "${steps[$name]}" -gt "$longest" ]; then longest="${steps[$name]}"; fi
+  for kept in "$docs/runs/$name"/seed-*; do
+    [ -d "$kept" ] || continue
+    args+=("$name-$(basename "$kept")=$kept")
+    last=$(tail -n 1 "$kept/train.csv" | cut -d, -f1)
+    if [ "$last" -gt "$longest" ]; then longest="$last"; fi
+  done
 done
 at="0,250,500,750,1000"
 for ((s = 1500; s <= longest; s += 500)); do at+=",$s"; done
-for name in $order; do
-  for kept in "$docs/runs/$name"/seed-*; do [ -d "$kept" ] && args+=("$name-$(basename "$kept")=$kept"); done
-done
 python3 scripts/trajectory_table.py "$docs/trajectory.md" "$at" "${args[@]}" > /dev/null
 echo "wrote $docs/trajectory.md"

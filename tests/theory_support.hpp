@@ -24,7 +24,7 @@ inline bool same_bits(const RunningStats& a, const RunningStats& b) {
          std::memcmp(&a.m2, &b.m2, sizeof(double)) == 0;
 }
 
-// A point of the Gaussian cone model: value vectors N(m e_1, sigma^2 I_d) per head.
+// A point of the Gaussian cone model: value vectors N(m u, sigma^2 I_d) per head, u a fixed unit vector.
 inline theory::ConePoint gauss_point(int d, int T, double m, double sigma, int heads = 1,
                                      theory::AttnMask mask = theory::AttnMask::causal) {
   theory::ConePoint p;
