@@ -13,7 +13,12 @@ namespace p0sim::cli {
 
 std::string version_text() {
   std::string text = "p0sim " P0SIM_VERSION ", engine version " + std::to_string(kEngineVersion) + "\n";
+#ifdef __clang__  // the sanitize preset's compiler (its __VERSION__ names the distribution's build)
+  text += "compiler: clang++ " + std::to_string(__clang_major__) + "." + std::to_string(__clang_minor__) + "." +
+          std::to_string(__clang_patchlevel__) + "\n";
+#else
   text += "compiler: g++ " __VERSION__ "\n";
+#endif
   text += "build: " P0SIM_BUILD_TYPE "\n";
   text += "flags: " P0SIM_CXX_FLAGS "\n";
   text += "arithmetic: " P0SIM_ARITHMETIC "\n";

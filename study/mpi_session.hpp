@@ -52,7 +52,8 @@ class Session {
 
  private:
   int rank_ = 0, size_ = 1;
-  bool initialised_ = false, distributed_ = false;
+  // Read only where MPI is compiled in (P0SIM_WITH_MPI).
+  [[maybe_unused]] bool initialised_ = false, distributed_ = false;
   sim::ChunkExchange exchange_;
 };
 

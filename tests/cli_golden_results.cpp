@@ -96,8 +96,11 @@ nlohmann::json without_wall_clock(const std::string& text) {
 
 }  // namespace
 
+// Tagged [recorded_build]: the promise covers builds whose arithmetic lines equal arithmetic.txt
+// (g++), and the sanitize preset's build is clang's, so it skips this test only; its byte-for-byte
+// tests below run there too.
 TEST_CASE("this engine version has golden files, and this build has their compiler, arithmetic flags and Eigen",
-          "[golden]") {
+          "[golden][recorded_build]") {
   INFO("engine version " << p0sim::kEngineVersion << " has no golden files in " << kGolden.string()
                          << ": record them with tests/golden/record.sh");
   REQUIRE(fs::is_directory(kGolden));
