@@ -5,8 +5,9 @@
 //    Eigen's packet code is inlined (GEMM packing, transposes, reductions) each use is reported as
 //    a possibly uninitialised read: over a thousand warnings in a clean build (GCC bug 105593);
 //  - `"." + std::string` is reported as an overlapping memcpy inside basic_string (GCC bug 105329);
-//  - in the -O1 sanitizer build, the std::function members of <regex>'s states (Catch2's main and
-//    the tests that match messages) are reported as possibly uninitialised inside std_function.h.
+//  - in a sanitizer build at -O1 with g++ (-DP0SIM_SANITIZE=ON; the sanitize preset is clang's), the
+//    std::function members of <regex>'s states (Catch2's main and the tests that match messages)
+//    are reported as possibly uninitialised inside std_function.h.
 // A diagnostic pragma applies by source location, so ignoring these warnings only around these
 // headers hides the false positives and keeps the warnings on for the project's own code.
 #pragma GCC diagnostic push

@@ -11,7 +11,7 @@ pkgs=(
   python3 python3-numpy
   python3-dev pybind11-dev python3-pybind11 python3-pytest  # the Python module p0sim and its tests
   chromium python3-pil      # the HTML report's test renders it in headless Chromium and reads the screenshot
-  clang libclang-rt-14-dev   # the fuzz preset: clang++ and libFuzzer's runtime (libclang_rt.fuzzer)
+  clang libclang-rt-14-dev   # the sanitize preset: clang++ and libFuzzer's runtime (libclang_rt.fuzzer)
   clang-format              # scripts/check-format.sh (CI)
   fortunes                  # the text task's default corpus (/usr/share/games/fortunes)
   qemu-user                 # scripts/cross-cpu-check.sh: the golden runs under emulated Intel and AMD CPUs

@@ -36,25 +36,6 @@ namespace p0sim::sim {
 using Eigen::Index;
 namespace ly = layers;
 
-void validate(const ModelConfig& c) {
-  // Upper bounds keep every buffer size far inside Index and int token ids.
-  if (c.vocab < 2 || c.vocab > (1 << 20))
-    throw ConfigError("vocab", "must be in 2..1048576, got " + std::to_string(c.vocab));
-  if (c.d_model < 1 || c.d_model > 65536)
-    throw ConfigError("d_model", "must be in 1..65536, got " + std::to_string(c.d_model));
-  if (c.heads < 1 || c.d_model % c.heads != 0)
-    throw ConfigError("heads",
-                      "must divide d_model (" + std::to_string(c.d_model) + "), got " + std::to_string(c.heads));
-  if (c.layers < 1 || c.layers > 1024)
-    throw ConfigError("layers", "must be in 1..1024, got " + std::to_string(c.layers));
-  if (c.d_ff < 1 || c.d_ff > (1 << 20))
-    throw ConfigError("d_ff", "must be in 1..1048576, got " + std::to_string(c.d_ff));
-  if (c.seq_len < 2 || c.seq_len > 65536)
-    throw ConfigError("seq_len", "must be in 2..65536, got " + std::to_string(c.seq_len));
-  if (c.pos == PosEnc::rope && c.head_dim() % 2 != 0)
-    throw ConfigError("pos", "rope needs an even head dimension d_model/heads, got " + std::to_string(c.head_dim()));
-}
-
 std::vector<TensorInfo> parameter_layout(const ModelConfig& c) {
   validate(c);
   const Index C = c.d_model, F = c.d_ff, V = c.vocab;

@@ -17,23 +17,7 @@ namespace {
 
 nlohmann::json step_or_null(const std::optional<int>& s) { return s ? nlohmann::json(*s) : nlohmann::json(nullptr); }
 
-void check_fraction(const char* field, double v) {
-  if (!(std::isfinite(v) && v >= 0.0 && v <= 1.0)) throw ConfigError(field, "must be in [0, 1], got " + fmt17(v));
-}
-
 }  // namespace
-
-void validate(const ProbeConfig& c) {
-  if (c.every < 0) throw ConfigError("probe_every", "must be at least 0 (0 = off), got " + std::to_string(c.every));
-  // p0_cos is pairwise, so at least two rows.
-  if (c.batch < 2) throw ConfigError("probe_batch", "must be at least 2, got " + std::to_string(c.batch));
-  check_fraction("emerge_attn", c.emerge_attn);
-  check_fraction("emerge_accuracy", c.emerge_accuracy);
-  check_fraction("emerge_cos", c.emerge_cos);
-  check_fraction("sink_eps", c.sink_eps);
-  if (!(std::isfinite(c.emerge_ratio) && c.emerge_ratio > 0.0))
-    throw ConfigError("emerge_ratio", "must be a finite number > 0, got " + fmt17(c.emerge_ratio));
-}
 
 LayerProbe probe_layer(const Model<float>& model, int l, const std::vector<char>* active, double sink_eps) {
   const ModelConfig& mc = model.config();

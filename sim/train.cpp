@@ -21,32 +21,6 @@
 namespace p0sim::sim {
 namespace fs = std::filesystem;
 
-void validate(const TrainConfig& c) {
-  validate(c.model);
-  if (c.data.vocab != c.model.vocab) throw ConfigError("vocab", "data and model vocab differ");
-  if (c.data.seq_len != c.model.seq_len) throw ConfigError("seq_len", "data and model sequence lengths differ");
-  if (c.batch < 1) throw ConfigError("batch", "must be at least 1, got " + std::to_string(c.batch));
-  if (c.steps < 0) throw ConfigError("steps", "must be at least 0, got " + std::to_string(c.steps));
-  if (!(std::isfinite(c.lr) && c.lr > 0.0)) throw ConfigError("lr", "must be a finite number > 0, got " + fmt17(c.lr));
-  if (c.warmup < 0) throw ConfigError("warmup", "must be at least 0, got " + std::to_string(c.warmup));
-  if (!(std::isfinite(c.optim.weight_decay) && c.optim.weight_decay >= 0.0))
-    throw ConfigError("weight_decay", "must be a finite number >= 0, got " + fmt17(c.optim.weight_decay));
-  if (!(c.optim.beta1 >= 0.0 && c.optim.beta1 < 1.0))
-    throw ConfigError("beta1", "must be in [0, 1), got " + fmt17(c.optim.beta1));
-  if (!(c.optim.beta2 >= 0.0 && c.optim.beta2 < 1.0))
-    throw ConfigError("beta2", "must be in [0, 1), got " + fmt17(c.optim.beta2));
-  if (!(c.optim.momentum >= 0.0 && c.optim.momentum < 1.0))
-    throw ConfigError("momentum", "must be in [0, 1), got " + fmt17(c.optim.momentum));
-  if (!(std::isfinite(c.clip) && c.clip >= 0.0))
-    throw ConfigError("clip", "must be a finite number >= 0 (0 = off), got " + fmt17(c.clip));
-  if (c.threads < 1) throw ConfigError("threads", "must be at least 1");
-  if (c.log_every < 1) throw ConfigError("log_every", "must be at least 1");
-  DataGenerator check(c.data);  // the data options' own checks
-  validate(c.probe);
-  if (c.ablate && c.probe.every <= 0)
-    throw ConfigError("ablate", "needs probes (probe_every > 0): ablations are measured on the probe batch");
-}
-
 double learning_rate(const TrainConfig& c, int step) {
   if (step < c.warmup) return c.lr * static_cast<double>(step + 1) / static_cast<double>(c.warmup);
   if (c.schedule == Schedule::constant || c.steps <= c.warmup) return c.lr;
