@@ -277,6 +277,10 @@ def test_guo_effects_are_tested_over_seeds_and_undecided_at_one_seed(tmp_path):
         "reproduced"] == "no"
     assert abs(effects["dormant head, 1 layer"]["mean"] - 0.5) < 1e-12
     assert effects["ReLU attention removes the sink (1 layer)"]["reproduced"] == "yes"
+    # SGD's residual after block 0 ends at 23..27 from 24: changes -1..3, mean 1, interval across 0
+    sgd_peak = effects["SGD removes the residual peak (3 layers, after block 0)"]
+    assert sgd_peak["mean"] == 1.0 and sgd_peak["lo"] < 0 < sgd_peak["hi"]
+    assert sgd_peak["reproduced"] == "not decidable at these seeds"
     assert "| adam_L3 | 5 | 3 |" in (out / "table.md").read_text()
     assert (out / "curves.png").stat().st_size > 1000
     # Guo et al.'s 3-layer residual points reach only as far as the runs (to step 100 here): through
@@ -310,6 +314,19 @@ def test_guo_effects_are_tested_over_seeds_and_undecided_at_one_seed(tmp_path):
         "dormant head, 1 layer"]
     assert dormant["lo"] > 0 and abs(dormant["p"] - 0.4127) < 1e-3
     assert dormant["reproduced"] == "not decidable at these seeds"
+
+    # SGD's residual after block 0 back below its start (24 -> 30 -> 21..21.9) removes the peak; one that
+    # stays above it (24 -> 30 -> 27..27.9) does not, and says so only because p < 0.05 (t = 13.2 and 17.8
+    # on 3 df)
+    for name, end, verdict in (("below", 21.0, "yes"), ("above", 27.0, "no")):
+        sgd = [write_guo_run(tmp_path / name, "sgd_L3", seed, 3, [0.02, 0.3, 0.5], [5, 6, 8],
+                             [24, 30, end + 0.3 * seed], [1.0, 1.4, 1.6]) for seed in range(4)]
+        proc = subprocess.run([sys.executable, str(SCRIPTS / "guo_figures.py"), str(tmp_path / f"{name}-out"),
+                               "sgd_L3=" + ",".join(map(str, sgd))], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        sgd_peak = {e["effect"]: e for e in json.loads((tmp_path / f"{name}-out" / "effects.json").read_text())[
+            "effects"]}["SGD removes the residual peak (3 layers, after block 0)"]
+        assert sgd_peak["reproduced"] == verdict and sgd_peak["p"] < 0.05
 
     # a value that only falls is no drain: the drain is a rise and then a fall
     falls = [write_guo_run(tmp_path / "falls", "adam_L1", seed, 1, [0.02, 0.3, 0.5], [10, 8, 4], [24, 30, 40],
