@@ -156,6 +156,8 @@ ROLE_MARGIN = 0.1
 
 # the quantity and rule of every "position 0 takes BOS's role" effect
 ATTN_TO_0_MAX = ("attention to position 0 from non-triggers, largest over layers", lambda r: r["attn_max"])
+# Guo et al.'s residual-peak measure, shared by the Adam-against-SGD and the SGD-alone effects
+H_BOS_AFTER_BLOCK_0 = ("|h_BOS| after block 0", lambda r: r["p0_norm"][0])
 TAKES_ROLE = f"within {ROLE_MARGIN} of BOS or above: interval above -{ROLE_MARGIN}"
 
 EFFECTS = [
@@ -170,11 +172,11 @@ EFFECTS = [
     ("value drain, 1 layer", "|W_o v_BOS| 5.2 -> peak 9.1 -> 3.5", "adam_L1", None,
      ("|W_o v_BOS| last / peak after a rise", None), "drains: interval below 1"),
     ("residual peak needs Adam (3 layers, after block 0)", "|h_BOS| Adam 24 -> 34 -> 43, SGD 24 -> 26",
-     "adam_L3", "sgd_L3", ("|h_BOS| after block 0", lambda r: r["p0_norm"][0]), "Adam above SGD: interval above 0"),
+     "adam_L3", "sgd_L3", H_BOS_AFTER_BLOCK_0, "Adam above SGD: interval above 0"),
     # Guo et al.'s SGD curve ends below its start (20.4 at 10 000 steps, 24.4 at 0): the peak is gone
     ("SGD removes the residual peak (3 layers, after block 0)",
      "|h_BOS| SGD 24.4 -> 29 -> 26 -> 23 -> 20.4 (steps 0, 1k, 2k, 5k, 10k)", "sgd_L3", None,
-     ("|h_BOS| after block 0", lambda r: r["p0_norm"][0]), "back to its start or below: interval below 0"),
+     H_BOS_AFTER_BLOCK_0, "back to its start or below: interval below 0"),
     ("residual peak relative to the rest (3 layers, largest block)", "BOS's residual far above the rest with Adam",
      "adam_L3", "sgd_L3", ("max over blocks |h_BOS| / median |h_t|", lambda r: r["max_ratio"]),
      "Adam above SGD: interval above 0"),
