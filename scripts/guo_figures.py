@@ -269,8 +269,31 @@ def effect_rows(arms):
     return rows
 
 
+def effects_markdown(effects):
+    """effects.md's text: each row of effect_rows (or of an effects.json) with its rule and verdict."""
+    lines = ["Each effect as a difference over seeds at the last probe: mean [95% bootstrap percentile interval].",
+             "Two arms: Cohen's d and the exact two-sided permutation p. One arm (a change within each seed, or a",
+             "ratio against 1): d = mean change / its standard deviation and the two-sided one-sample t-test's p",
+             "(scripts/interval.py). An effect counts as reproduced when its interval is on the side its rule",
+             "states and p < 0.05; \"no\" needs the interval on the other side (and p < 0.05 where it claims a",
+             "difference); anything between is not decidable.", "",
+             "| effect | Guo et al. | quantity | comparison | seeds | difference | d | p | rule | reproduced |",
+             "|---|---|---|---|---|---|---:|---:|---|---|"]
+
+    def md(text):
+        return text.replace("|", "\\|")
+
+    for e in effects:
+        lines.append(f"| {md(e['effect'])} | {md(e['theirs'])} | {md(e['quantity'])} | {e['comparison']} | "
+                     f"{'/'.join(map(str, e['seeds']))} | {e['mean']:.3f} [{fmt(e['lo'])}, {fmt(e['hi'])}] | "
+                     f"{fmt(e['cohens_d'], 2)} | {fmt(e['p'], 2)} | "
+                     f"{e['rule']} | {e['reproduced']} |")
+    return "\n".join(lines) + "\n"
+
+
 def fmt(x, digits=3):
-    return "-" if x != x else f"{x:.{digits}g}"
+    """A figure, or "-" for one not computed (NaN here, null in effects.json)."""
+    return "-" if x is None or x != x else f"{x:.{digits}g}"
 
 
 def main(argv):
@@ -372,24 +395,8 @@ def main(argv):
         f.write("\n".join(table) + "\n")
 
     effects = effect_rows(arms)
-    lines = ["Each effect as a difference over seeds at the last probe: mean [95% bootstrap percentile interval].",
-             "Two arms: Cohen's d and the exact two-sided permutation p. One arm (a change within each seed, or a",
-             "ratio against 1): d = mean change / its standard deviation and the two-sided one-sample t-test's p",
-             "(scripts/interval.py). An effect counts as reproduced when its interval is on the stated side and",
-             "p < 0.05; \"no\" needs the interval on the other side (and p < 0.05 where it claims a difference);",
-             "anything between is not decidable.", "",
-             "| effect | Guo et al. | quantity | comparison | seeds | difference | d | p | reproduced |",
-             "|---|---|---|---|---|---|---:|---:|---|"]
-    for e in effects:
-        def md(text):
-            return text.replace("|", "\\|")
-
-        lines.append(f"| {md(e['effect'])} | {md(e['theirs'])} | {md(e['quantity'])} | {e['comparison']} | "
-                     f"{'/'.join(map(str, e['seeds']))} | {e['mean']:.3f} [{fmt(e['lo'])}, {fmt(e['hi'])}] | "
-                     f"{fmt(e['cohens_d'], 2)} | {fmt(e['p'], 2)} | "
-                     f"{e['reproduced']}: {e['rule']} |")
     with open(os.path.join(out, "effects.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write(effects_markdown(effects))
     with open(os.path.join(out, "effects.json"), "w") as f:
         json.dump(finite_or_null({"effects": effects, "arms": {n: len(s) for n, s in arms.items()}}), f, indent=1,
                   allow_nan=False)

@@ -281,6 +281,9 @@ def test_guo_effects_are_tested_over_seeds_and_undecided_at_one_seed(tmp_path):
     sgd_peak = effects["SGD removes the residual peak (3 layers, after block 0)"]
     assert sgd_peak["mean"] == 1.0 and sgd_peak["lo"] < 0 < sgd_peak["hi"]
     assert sgd_peak["reproduced"] == "not decidable at these seeds"
+    # effects.md gives the rule and the verdict a column each, so a verdict never reads as its rule's clause
+    row = next(line for line in (out / "effects.md").read_text().splitlines() if line.startswith("| SGD removes"))
+    assert row.endswith("| back to its start or below: interval below 0 | not decidable at these seeds |")
     assert "| adam_L3 | 5 | 3 |" in (out / "table.md").read_text()
     assert (out / "curves.png").stat().st_size > 1000
     # Guo et al.'s 3-layer residual points reach only as far as the runs (to step 100 here): through
