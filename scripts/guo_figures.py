@@ -345,7 +345,8 @@ def main(argv):
         plots = []
         for i, (name, seeds) in enumerate(arms.items()):
             plots.append(f"$run{i} using 1:{c + 1}:{c + 2} with filledcurves lc {i + 1} notitle")
-            plots.append(f"$run{i} using 1:{c} with lines lw 2 lc {i + 1} title '{name} ({len(seeds)} seeds)'")
+            seeds_label = f"{len(seeds)} seed" + ("s" if len(seeds) > 1 else "")
+            plots.append(f"$run{i} using 1:{c} with lines lw 2 lc {i + 1} title '{name} ({seeds_label})'")
         if key in guo_col:
             plots.append(f"$guo1 using 1:{guo_col[key]} with points pt 7 ps 1.2 lc rgb 'black' title 'Guo 1L Adam'")
         if key == "h0_block0":
