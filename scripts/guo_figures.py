@@ -320,8 +320,10 @@ def main(argv):
     gp = ["# Guo et al.'s Bigram-Backcopy curves: p0sim runs (lines: mean over seeds; bands: range over seeds)",
           "# and their figures' numbers (points). Written by scripts/guo_figures.py; `gnuplot curves.gp` redraws",
           "# curves.png.",
-          "set terminal pngcairo size 2250,450 font ',10' noenhanced", "set output 'curves.png'",
-          "set multiplot layout 1,5", "set key top left font ',8'", "set grid", "set xlabel 'step'",
+          "set terminal pngcairo size 2250,500 font ',10' noenhanced", "set output 'curves.png'",
+          # keys under the panels: inside, they sat on the curves near 1; a fixed margin keeps the panels aligned
+          "set multiplot layout 1,5", "set key below font ',8' maxrows 3 width 2", "set bmargin 7", "set grid",
+          "set xlabel 'step'",
           "set style fill transparent solid 0.2 noborder"]
     gp.append(datablock("guo1", [GUO_1L_ADAM["step"], GUO_1L_ADAM["attn"], GUO_1L_ADAM["value"], GUO_1L_ADAM["res"]]))
     last_step = max(r["step"][-1] for seeds in arms.values() for r in seeds)

@@ -1,10 +1,11 @@
 # Guo et al.'s Bigram-Backcopy curves: p0sim runs (lines: mean over seeds; bands: range over seeds)
 # and their figures' numbers (points). Written by scripts/guo_figures.py; `gnuplot curves.gp` redraws
 # curves.png.
-set terminal pngcairo size 2250,450 font ',10' noenhanced
+set terminal pngcairo size 2250,500 font ',10' noenhanced
 set output 'curves.png'
 set multiplot layout 1,5
-set key top left font ',8'
+set key below font ',8' maxrows 3 width 2
+set bmargin 7
 set grid
 set xlabel 'step'
 set style fill transparent solid 0.2 noborder
