@@ -83,6 +83,7 @@ text_phase() {  # the text task's T x tokens phase diagram: a sweep keeping ever
 warm_start_optimizers() {  # why training removes the circuit's high norm (docs/search/warm_start_optimizers)
   P0SIM_BIN="$bin" bash scripts/warm_start_optimizers.sh "$out/warm_start_optimizers" > "$out/warm_start_optimizers.log"
   python3 scripts/warm_start_table.py "$out/warm_start_optimizers" > docs/search/warm_start_optimizers/table.md
+  cp "$out/warm_start_optimizers"/norm_jacobian.{md,csv} docs/search/warm_start_optimizers/
   echo "$(date -u +%H:%M:%S) warm_start_optimizers done"
 }
 
