@@ -15,8 +15,9 @@ l and row, from the activations and the trained gains:
                   no norm: diag(g), ratio 1)
   norm_ratio      |h_0| / median over t >= 1 of |h_t|, the residual state block l reads
   ratio_product   jacobian_ratio * norm_ratio: 1 when J shrinks exactly as 1/|h| (equal gains)
-  turn_p0         the angle (degrees) between h_0 before block l and after it: how far block l turned
-  turn_rest       position 0's direction; the median over t >= 1 of the same, each position's own
+  turn_p0         the angle (degrees) between h_0 before block l and after it: how far block l turns
+                  position 0's direction
+  turn_rest       the same for each position t >= 1 (its own before and after), their median
 Each is the median over the probe rows (a mean of ratios would be ruled by the few rows where
 position 0 is small: trace.csv's p0_norm_ratio, a ratio of a mean to a median, is not this per-row
 one); GROUP's row in the table is the mean over its runs [95% bootstrap percentile interval]
