@@ -3,8 +3,9 @@
 # V=32, C=64, T=32, L=2, B=64, 300 steps from `p0sim theory circuit` plus N(0, 0.01^2) noise) under
 # AdamW and under SGD with momentum 0.9, each at two learning rates and weight decay 0 and 0.1,
 # seeds 1-10 (env SEEDS; a run takes seconds, so ten); and, on each seed's untrained warm start and
-# every end point, the loss along position 0's residual scale (`p0sim scale-p0`). Then the headline's trained models (configs/p0sink.toml's
-# main and bos variants, 10 seeds, as a sweep keeping its runs) and, on every run here, the pre-norm
+# every end point, the loss along position 0's residual scale (`p0sim scale-p0`). Then the headline's
+# trained models (configs/p0sink.toml's main and bos variants, 10 seeds, as a sweep keeping its runs)
+# and, on every run here, the pre-norm
 # Jacobian at position 0 against the other positions (scripts/norm_jacobian.py, through the Python
 # module: OUT/norm_jacobian.md and .csv). Resumable: finished runs are kept.
 #   bash scripts/warm_start_optimizers.sh [OUT]   (default out/warm_start_optimizers; ~50 min, one core;

@@ -84,14 +84,7 @@ def short_copy(config, tmp):
     return out
 
 
-def binary():
-    path = os.environ.get("P0SIM_BINARY")
-    if not path or not os.access(path, os.X_OK):
-        pytest.fail("P0SIM_BINARY must name the p0sim executable (CTest sets it)")
-    return path
-
-
-def run_short(config, tmp, out):
+def run_short(binary, config, tmp, out):
     """Runs the config's command, cut short, into out (a sweep keeping its runs); returns the command's kind."""
     short = short_copy(config, tmp)
     k = kind(config.read_text())
@@ -106,12 +99,12 @@ def run_short(config, tmp, out):
     else:
         out.mkdir(parents=True)
         args = [*k.split(), "--config", short, "--out", out / f"{k.split()[1]}.csv"]
-    run([binary(), *args], cwd=SOURCE)
+    run([binary, *args], cwd=SOURCE)
     return k
 
 
 @pytest.fixture(scope="module")
-def cut_short(tmp_path_factory):
+def cut_short(tmp_path_factory, p0sim_binary):
     """Each config's short run, once for the whole file: (its kind, its output directory)."""
     root = tmp_path_factory.mktemp("cut_short")
     done = {}
@@ -119,7 +112,7 @@ def cut_short(tmp_path_factory):
     def get(config):
         if config not in done:
             out = root / "runs" / str(config.relative_to(SOURCE / "configs")).removesuffix(".toml")
-            done[config] = (run_short(config, root, out), out)
+            done[config] = (run_short(p0sim_binary, config, root, out), out)
         return done[config]
     return get
 
@@ -169,7 +162,7 @@ def test_each_config_runs_cut_short(config, cut_short):
         assert (out / f"{k.split()[1]}.csv").stat().st_size > 0
 
 
-def test_the_cross_study_verdict_reads_every_study_produced_by_its_own_command(cut_short, tmp_path):
+def test_the_cross_study_verdict_reads_every_study_produced_by_its_own_command(cut_short, p0sim_binary, tmp_path):
     """docs/search's layout, each study made by its committed command cut short, then verdict_summary.py."""
     docs = tmp_path / "docs"
     for study in ("p0sink", "no_norm", "text_controls", "backcopy_nobos", "backcopy_long", "text_long"):
@@ -185,7 +178,7 @@ def test_the_cross_study_verdict_reads_every_study_produced_by_its_own_command(c
     run([sys.executable, SOURCE / "scripts/text_phase.py", docs / "text_phase", phase / "runs"], cwd=SOURCE)
     # Guo et al.'s replication: the arms the verdict reads (the dormant head in 1 and 3 layers, position 0
     # without BOS), two seeds, two steps; the arms set their own batch
-    env = dict(os.environ, P0SIM_BIN=binary(), SEEDS="1 2", STEPS="2", ARMS="adam_L1 adam_L3 nope_L3_nobos")
+    env = dict(os.environ, P0SIM_BIN=p0sim_binary, SEEDS="1 2", STEPS="2", ARMS="adam_L1 adam_L3 nope_L3_nobos")
     proc = subprocess.run(["bash", SOURCE / "scripts/guo_replication.sh", tmp_path / "runs/guo", docs / "guo_backcopy"],
                           cwd=SOURCE, env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
