@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Re-runs every committed result (README tables, docs/search/**) with this build's engine version,
 # as a change to the arithmetic requires: the headline experiment, the firstrecall-lookup sink
-# controls, search stages A-H, the warm starts, the no-norm model, and the text task's phase diagram
-# and controls, Bigram-Backcopy without BOS. Resumable: run it again after a stop and finished
-# experiments are kept (experiment and sweep --resume). Takes about eleven hours on two cores (the
-# phase diagram about 2.5 of them, the text controls about 1.2, backcopy_nobos about 4.5): split it
-# over sessions by NAMES, or just run it again.
+# controls (and their main and control at 4000 steps), search stages A-H, the warm starts, the
+# no-norm model, and the text task's phase diagram and controls, Bigram-Backcopy without BOS.
+# Resumable: run it again after a stop and finished experiments are kept (experiment and sweep
+# --resume). Takes about twelve hours on two cores (the phase diagram about 2.5 of them, the text
+# controls about 1.2, backcopy_nobos about 4.5): split it over sessions by NAMES, or just run it
+# again.
 #   bash scripts/rerun-results.sh [OUT] [NAMES]     (default OUT out/rerun; NAMES e.g. "p0sink stage_a")
 #   P0SIM_BIN=path/to/p0sim to use another binary than build/p0sim.
 # Then: python3 scripts/compare_results.py OUT compares the verdicts with the committed ones, and
@@ -23,6 +24,7 @@ threads="${THREADS:-2}"
 declare -A config=(
   [p0sink]=configs/p0sink.toml
   [frlookup_controls]=configs/search/frlookup_sink_controls.toml
+  [frlookup_control_convergence]=configs/search/frlookup_control_convergence.toml
   [stage_a]=configs/search/stage_a_tasks.toml
   [stage_b]=configs/search/stage_b_width_length.toml
   [stage_c]=configs/search/stage_c_long.toml
@@ -36,7 +38,7 @@ declare -A config=(
   [text_controls]=configs/text_controls.toml
   [backcopy_nobos]=configs/backcopy_nobos.toml
 )
-names="${2:-p0sink frlookup_controls stage_a stage_b stage_c stage_d stage_e stage_f stage_h stage_g warm_start warm_start_optimizers sgd_from_scratch no_norm text_phase text_controls backcopy_nobos}"
+names="${2:-p0sink frlookup_controls frlookup_control_convergence stage_a stage_b stage_c stage_d stage_e stage_f stage_h stage_g warm_start warm_start_optimizers sgd_from_scratch no_norm text_phase text_controls backcopy_nobos}"
 mkdir -p "$out/tables"
 "$bin" --version > "$out/version.txt"
 
@@ -61,6 +63,11 @@ experiment() {  # name
       *) case "$(basename "$gp")" in heat_*.gp) cp "$gp" "docs/search/$name/" ;; esac ;;
     esac
   done
+  # the curves over training of the experiments that test a claim (the stages are searches: heat maps)
+  case "$name" in
+    p0sink | frlookup_* | sgd_from_scratch | no_norm)
+      python3 scripts/experiment_curves.py "$dir" "docs/search/$name" >> "$dir.log" 2>&1 ;;
+  esac
   case "$name" in
     stage_*) python3 scripts/search_table.py "$dir/results.csv" > "$out/tables/$name.md" ;;
     text_controls) python3 scripts/text_phase.py "docs/search/$name" "$dir/runs" > "$out/tables/$name.md" ;;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 namespace p0sim::study {
@@ -15,6 +16,19 @@ double log_choose(long n, long k) { return log_factorial(n) - log_factorial(k) -
 // same operations on the same numbers; the tolerance only absorbs the rounding of the
 // normalisation.
 constexpr double kTieTolerance = 1e-12;
+constexpr double neg_inf = -std::numeric_limits<double>::infinity();
+
+// Log weights (-inf: impossible) to probabilities.
+std::vector<double> normalised(const std::vector<double>& logw) {
+  double top = neg_inf;
+  for (double w : logw) top = std::max(top, w);
+  if (top == neg_inf) throw std::invalid_argument("content posterior: no row of the task has these counts");
+  std::vector<double> post(logw.size());
+  double sum = 0.0;
+  for (std::size_t a = 0; a < post.size(); ++a) sum += post[a] = std::exp(logw[a] - top);
+  for (double& p : post) p /= sum;
+  return post;
+}
 }  // namespace
 
 // Row law (sim/data.cpp, DataGenerator::fill_firstrecall): x_0 is a trigger (uniform among the K
@@ -29,12 +43,19 @@ constexpr double kTieTolerance = 1e-12;
 //   x_0 = trigger g: the triggers are x_0, its k - 1 copies and the k fires (k = half the trigger
 //     count); every filler is fresh.
 // The weight of each hypothesis is P(x_0) * patterns * q^k (1-q)^f * (fires' identities:
-// k! / prod c! * K^-k) * (fresh fillers: f! / prod n! * n^-f).
-std::vector<double> firstrecall_content_posterior(const std::vector<long>& counts, int t, const sim::DataConfig& c) {
+// k! / prod c! * K^-k) * (fresh fillers: f! / prod n! * n^-f) * P(x_t's identity | the fires'), the
+// last being (fires with x_t's token) / k, since the fires' order is exchangeable.
+std::vector<double> firstrecall_content_posterior(const std::vector<long>& counts, int t, int trigger,
+                                                  const sim::DataConfig& c) {
   const int V = c.vocab, K = c.triggers, n = V - K;
   const double q = c.trigger_prob;
   if (static_cast<int>(counts.size()) != V)
     throw std::invalid_argument("content posterior: counts must have vocab entries");
+  if (trigger < n || trigger >= V || counts[static_cast<std::size_t>(trigger)] < 1)
+    throw std::invalid_argument("content posterior: x_t must be a trigger among the counts");
+  const auto last_fire = [&](long fires_of_trigger, long k) {
+    return fires_of_trigger > 0 ? std::log(static_cast<double>(fires_of_trigger) / static_cast<double>(k)) : neg_inf;
+  };
   long triggers = 0, total = 0;
   double sum_lf_fillers = 0.0, sum_lf_triggers = 0.0;
   for (int a = 0; a < V; ++a) {
@@ -47,48 +68,174 @@ std::vector<double> firstrecall_content_posterior(const std::vector<long>& count
     }
   }
   if (total != t + 1) throw std::invalid_argument("content posterior: counts must sum to t + 1");
-  const double neg = -std::numeric_limits<double>::infinity();
-  std::vector<double> logw(static_cast<std::size_t>(V), neg);
+  std::vector<double> logw(static_cast<std::size_t>(V), neg_inf);
   // The part of a hypothesis' weight shared by every x_0 of its kind (filler or trigger).
   auto common = [&](long k) {
     const long f = t - 2 * k + 1;
-    if (k < 1 || f < 0) return neg;
+    if (k < 1 || f < 0) return neg_inf;
     return log_choose(t - k, k - 1) + static_cast<double>(k) * std::log(q) + static_cast<double>(f) * std::log1p(-q) -
            static_cast<double>(k) * std::log(static_cast<double>(K)) + log_factorial(k) -
            static_cast<double>(f) * std::log(static_cast<double>(n)) + log_factorial(f);
   };
   const double filler_common = common(triggers);
-  if (filler_common > neg)
+  if (filler_common > neg_inf)
     for (int a = 0; a < n; ++a) {
       const long na = counts[static_cast<std::size_t>(a)];
       if (na < triggers) continue;
       logw[static_cast<std::size_t>(a)] = std::log1p(-q) - std::log(static_cast<double>(n)) + filler_common -
                                           sum_lf_triggers -
-                                          (sum_lf_fillers - log_factorial(na) + log_factorial(na - triggers));
+                                          (sum_lf_fillers - log_factorial(na) + log_factorial(na - triggers)) +
+                                          last_fire(counts[static_cast<std::size_t>(trigger)], triggers);
     }
-  const double trigger_common = triggers % 2 == 0 ? common(triggers / 2) : neg;
-  if (trigger_common > neg)
+  const double trigger_common = triggers % 2 == 0 ? common(triggers / 2) : neg_inf;
+  if (trigger_common > neg_inf)
     for (int g = n; g < V; ++g) {
       const long cg = counts[static_cast<std::size_t>(g)], k = triggers / 2;
       if (cg < k) continue;
-      logw[static_cast<std::size_t>(g)] = std::log(q) - std::log(static_cast<double>(K)) + trigger_common -
-                                          sum_lf_fillers -
-                                          (sum_lf_triggers - log_factorial(cg) + log_factorial(cg - k));
+      logw[static_cast<std::size_t>(g)] =
+          std::log(q) - std::log(static_cast<double>(K)) + trigger_common - sum_lf_fillers -
+          (sum_lf_triggers - log_factorial(cg) + log_factorial(cg - k)) +
+          last_fire(counts[static_cast<std::size_t>(trigger)] - (g == trigger ? k : 0), k);
     }
-  double top = neg;
-  for (double w : logw) top = std::max(top, w);
-  if (top == neg) throw std::invalid_argument("content posterior: no row of the task has these counts");
-  std::vector<double> post(static_cast<std::size_t>(V));
-  double sum = 0.0;
-  for (std::size_t a = 0; a < post.size(); ++a) sum += post[a] = std::exp(logw[a] - top);
-  for (double& p : post) p /= sum;
-  return post;
+  return normalised(logw);
 }
 
-ContentOnlyChance firstrecall_content_only_chance(const sim::DataConfig& c, long rows) {
-  if (c.task != sim::Task::firstrecall || c.filler != sim::Filler::uniform)
+namespace {
+// The number of distinct orders of lookup's key units (facts, and queries with their answers) that
+// the row law can produce from the given counts, starting from memory `mem` (-1: no fact yet).
+// A fact (k, v) sets key k's memory to v; a query of key k is followed by key k's memory (none
+// when unset), which must be one of the remaining answers. Memoised on the whole state.
+class KeyUnitOrders {
+ public:
+  KeyUnitOrders(int keys, int values) : K_(keys), Nv_(values) {}
+  // facts[k*Nv + v], queries[k], answers[v] (answers[Nv] = none), mem[k]
+  double count(std::vector<int>& facts, std::vector<int>& queries, std::vector<int>& answers, std::vector<int>& mem) {
+    std::vector<int> key;
+    for (const std::vector<int>* part : {&facts, &queries, &answers, &mem})
+      key.insert(key.end(), part->begin(), part->end());
+    if (const auto it = memo_.find(key); it != memo_.end()) return it->second;
+    double n = 0.0;
+    bool empty = true;
+    for (int k = 0; k < K_; ++k) {
+      for (int v = 0; v < Nv_; ++v) {
+        int& f = facts[static_cast<std::size_t>(k * Nv_ + v)];
+        if (f == 0) continue;
+        empty = false;
+        const int before = mem[static_cast<std::size_t>(k)];
+        --f;
+        mem[static_cast<std::size_t>(k)] = v;
+        n += count(facts, queries, answers, mem);
+        mem[static_cast<std::size_t>(k)] = before;
+        ++f;
+      }
+      int& q = queries[static_cast<std::size_t>(k)];
+      if (q == 0) continue;
+      empty = false;
+      const int m = mem[static_cast<std::size_t>(k)];
+      int& a = answers[static_cast<std::size_t>(m < 0 ? Nv_ : m)];
+      if (a == 0) continue;
+      --q;
+      --a;
+      n += count(facts, queries, answers, mem);
+      ++a;
+      ++q;
+    }
+    if (empty) n = 1.0;  // every answer was consumed: the caller matched their number to the queries'
+    memo_.emplace(std::move(key), n);
+    return n;
+  }
+
+ private:
+  int K_, Nv_;
+  std::map<std::vector<int>, double> memo_;
+};
+}  // namespace
+
+// Row law of firstrecall-lookup (sim/data.cpp, DataGenerator::fill_lookup): every fresh position,
+// x_0 included, draws from one law (gen.marginal(): a fact, a query, a trigger or a filler); a
+// query is followed by its answer, a trigger at t >= 1 fires and is followed by a copy of x_0. So a
+// row up to a firing trigger t is a sequence of units — x_0's own, fillers, (trigger, copy)
+// pairs, facts and (query, answer) pairs — that parses uniquely once x_0 is known, and its
+// probability is the product of its fresh tokens' probabilities. Under the hypothesis x_0 = a:
+//   the triggers among x_1..x_{t-1} are the pairs' (a trigger x_0 adds itself and its copies),
+//   which fixes the number of copies of a to remove; the rest, F, is the fresh multiset;
+//   P(x_0 = a, prefix multiset, x_t) = p(a) * prod_{u in F} p(u) * #orders,
+//   #orders = U! / (prod filler multiplicities! * prod trigger multiplicities! * keyed!) * S,
+// with U the units after x_0, keyed the facts and queries among them, and S the number of orders
+// of those keyed units whose answers are the ones in F (KeyUnitOrders), from x_0's memory.
+std::vector<double> firstrecall_lookup_content_posterior(const std::vector<long>& counts, int trigger,
+                                                         const sim::DataGenerator& gen) {
+  const sim::DataConfig& c = gen.config();
+  const int V = c.vocab, K = c.keys, Nv = c.values, none = gen.lookup_none();
+  const int first_trigger = V - c.triggers;
+  if (c.task != sim::Task::firstrecall_lookup)
+    throw std::invalid_argument("content posterior: the generator must be firstrecall-lookup's");
+  if (static_cast<int>(counts.size()) != V)
+    throw std::invalid_argument("content posterior: counts must have vocab entries");
+  if (trigger < first_trigger || trigger >= V || counts[static_cast<std::size_t>(trigger)] < 1)
+    throw std::invalid_argument("content posterior: x_t must be a trigger among the counts");
+  std::vector<long> prefix = counts;  // x_0..x_{t-1}
+  --prefix[static_cast<std::size_t>(trigger)];
+  long triggers = 0;
+  for (int g = first_trigger; g < V; ++g) triggers += prefix[static_cast<std::size_t>(g)];
+  const std::vector<double> p = gen.marginal();
+  std::vector<double> logw(static_cast<std::size_t>(V), neg_inf);
+  KeyUnitOrders orders(K, Nv);
+  std::vector<int> facts(static_cast<std::size_t>(K * Nv)), queries(static_cast<std::size_t>(K)),
+      answers(static_cast<std::size_t>(Nv + 1)), mem(static_cast<std::size_t>(K));
+  for (int a = Nv; a < V; ++a) {  // tokens below Nv are answers, never at position 0
+    if (a == none || prefix[static_cast<std::size_t>(a)] < 1) continue;
+    const bool a_trigger = a >= first_trigger;
+    if (a_trigger && triggers % 2 == 0) continue;
+    const long pairs = a_trigger ? (triggers - 1) / 2 : triggers;
+    std::vector<long> fresh = prefix;
+    fresh[static_cast<std::size_t>(a)] -= 1 + pairs;
+    if (a >= gen.lookup_query(0) && a < none) --fresh[static_cast<std::size_t>(none)];  // x_1 answers x_0
+    if (fresh[static_cast<std::size_t>(a)] < 0 || fresh[static_cast<std::size_t>(none)] < 0) continue;
+    double lw = std::log(p[static_cast<std::size_t>(a)]);
+    for (std::vector<int>* part : {&facts, &queries, &answers}) std::fill(part->begin(), part->end(), 0);
+    long units = 0, keyed = 0, query_count = 0, answer_count = 0;
+    std::fill(mem.begin(), mem.end(), -1);
+    if (a >= Nv && a < gen.lookup_query(0))  // x_0 = fact (k, v), token Nv + k*Nv + v: key k starts at v
+      mem[static_cast<std::size_t>((a - Nv) / Nv)] = (a - Nv) % Nv;
+    for (int u = 0; u < V; ++u) {
+      const long m = fresh[static_cast<std::size_t>(u)];
+      if (u < Nv || u == none) {
+        answers[static_cast<std::size_t>(u < Nv ? u : Nv)] = static_cast<int>(m);
+        answer_count += m;
+        continue;
+      }
+      if (m == 0) continue;
+      lw += static_cast<double>(m) * std::log(p[static_cast<std::size_t>(u)]);
+      units += m;
+      if (u < gen.lookup_query(0)) {
+        facts[static_cast<std::size_t>(u - Nv)] = static_cast<int>(m);
+        keyed += m;
+      } else if (u < none) {
+        queries[static_cast<std::size_t>(u - gen.lookup_query(0))] = static_cast<int>(m);
+        keyed += m;
+        query_count += m;
+      } else {
+        lw -= log_factorial(m);  // fillers and the pairs' triggers: orders among equal tokens
+      }
+    }
+    if (answer_count != query_count) continue;
+    const double keyed_orders = orders.count(facts, queries, answers, mem);
+    if (keyed_orders == 0.0) continue;
+    logw[static_cast<std::size_t>(a)] = lw + log_factorial(units) - log_factorial(keyed) + std::log(keyed_orders);
+  }
+  return normalised(logw);
+}
+
+bool has_content_posterior(const sim::DataConfig& c) {
+  return (c.task == sim::Task::firstrecall && c.filler == sim::Filler::uniform) ||
+         c.task == sim::Task::firstrecall_lookup;
+}
+
+ContentOnlyChance content_only_chance(const sim::DataConfig& c, long rows) {
+  if (!has_content_posterior(c))
     throw std::invalid_argument(
-        "the content-only chance level has a closed form for firstrecall with uniform fillers only");
+        "the content-only chance level is computed for firstrecall with uniform fillers and firstrecall-lookup only");
   const sim::DataGenerator gen(c);
   const int N = gen.row_length(), T = c.seq_len;
   constexpr int kBatch = 256;
@@ -107,7 +254,9 @@ ContentOnlyChance firstrecall_content_only_chance(const sim::DataConfig& c, long
         ++counts[static_cast<std::size_t>(row[t])];
         const sim::Kind k = kind[static_cast<std::size_t>(r) * T + t];
         if (k != sim::Kind::first && k != sim::Kind::active) continue;
-        const std::vector<double> post = firstrecall_content_posterior(counts, t, c);
+        const std::vector<double> post = c.task == sim::Task::firstrecall
+                                             ? firstrecall_content_posterior(counts, t, row[t], c)
+                                             : firstrecall_lookup_content_posterior(counts, row[t], gen);
         const double best = *std::max_element(post.begin(), post.end());
         int ties = 0;
         for (double p : post) ties += p >= best * (1.0 - kTieTolerance);
@@ -135,9 +284,8 @@ std::optional<ContentOnlyChance> control_chance(const ExperimentConfig& c) {
     const sim::TrainConfig t = make_train_config(variant_options(c, v), "--config");
     const bool content_only =
         t.model.mask == sim::Mask::prefix_bidirectional && t.model.pos == sim::PosEnc::none && !t.model.bos;
-    if (!content_only || t.data.task != sim::Task::firstrecall || t.data.filler != sim::Filler::uniform)
-      return std::nullopt;
-    return firstrecall_content_only_chance(t.data, kChanceRows);
+    if (!content_only || !has_content_posterior(t.data)) return std::nullopt;
+    return content_only_chance(t.data, kChanceRows);
   }
   return std::nullopt;
 }

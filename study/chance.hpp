@@ -1,9 +1,10 @@
 #pragma once
-// Chance levels of the firstrecall task for a model that sees content but not order: the
-// Bayes-optimal accuracy of an observer that knows, at a firing trigger at position t, only the
-// multiset of tokens x_0..x_t. It bounds what the prefix-bidirectional control can reach (NoPE, no
-// BOS, every prefix attended to bidirectionally: its prediction at t is a function of x_t and
-// that multiset), so the control is judged against it, not against a guess.
+// Chance levels of the tasks that recall position 0 (firstrecall, firstrecall-lookup) for a model
+// that sees content but not order: the Bayes-optimal accuracy of an observer that knows, at a
+// firing trigger at position t, only x_t and the multiset of tokens x_0..x_t. It bounds what the
+// prefix-bidirectional control can reach (NoPE, no BOS, every prefix attended to bidirectionally:
+// its prediction at t is a function of x_t and that multiset), so the control is judged against
+// it, not against a guess.
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -13,13 +14,20 @@
 
 namespace p0sim::study {
 
-// P(x_0 = a | multiset of x_0..x_t, x_t is an inserted (firing) trigger), for every token a, under
-// firstrecall's row law with uniform fillers (sim/data.cpp). `counts[a]` is how often token a
-// occurs among x_0..x_t (their sum is t + 1). Exact: under the hypothesis x_0 = a the multiset fixes
-// how many triggers fired (every trigger at t >= 1 fires; a trigger x_0 is copied by each), so the
-// posterior is a ratio of multinomial terms summed over the coin patterns that fit. Throws
-// std::invalid_argument when the counts fit no row (e.g. no trigger among them).
-std::vector<double> firstrecall_content_posterior(const std::vector<long>& counts, int t, const sim::DataConfig& c);
+// P(x_0 = a | x_t = trigger and the multiset of x_0..x_t, x_t an inserted (firing) trigger), for
+// every token a, under firstrecall's row law with uniform fillers (sim/data.cpp). `counts[a]` is how
+// often token a occurs among x_0..x_t (their sum is t + 1). Exact: under the hypothesis x_0 = a the
+// multiset fixes how many triggers fired (every trigger at t >= 1 fires; a trigger x_0 is copied by
+// each), so the posterior is a ratio of multinomial terms summed over the coin patterns that fit.
+// Throws std::invalid_argument when the counts fit no row (e.g. x_t not a trigger among them).
+std::vector<double> firstrecall_content_posterior(const std::vector<long>& counts, int t, int trigger,
+                                                  const sim::DataConfig& c);
+
+// The same under firstrecall-lookup's row law (`gen` is that task's generator): lookup's facts,
+// queries and answers make the count of orders that fit a multiset depend on which facts precede
+// which queries, so the weight of each x_0 counts those orders exactly (study/chance.cpp).
+std::vector<double> firstrecall_lookup_content_posterior(const std::vector<long>& counts, int trigger,
+                                                         const sim::DataGenerator& gen);
 
 struct ContentOnlyChance {
   double first_trigger_accuracy = 0.0;  // at the first firing trigger of each row (Kind::first)
@@ -29,13 +37,15 @@ struct ContentOnlyChance {
 };
 
 // The Bayes-optimal content-only accuracy, averaged over `rows` rows drawn from the task's data
-// stream `stream` (a stream no training or probe uses), ties split evenly. Only firstrecall with
-// uniform fillers has this closed form; other tasks throw std::invalid_argument.
+// stream `stream` (a stream no training or probe uses), ties split evenly. Computed for the tasks
+// above (firstrecall with uniform fillers, firstrecall-lookup); other tasks throw
+// std::invalid_argument.
 inline constexpr std::uint64_t kChanceStream = 7;
-ContentOnlyChance firstrecall_content_only_chance(const sim::DataConfig& c, long rows);
+bool has_content_posterior(const sim::DataConfig& c);
+ContentOnlyChance content_only_chance(const sim::DataConfig& c, long rows);
 
 // The experiment's control's chance level, when the bound applies to it: a prefix-bidirectional
-// control with no positions and no BOS, on firstrecall with uniform fillers (nullopt otherwise).
+// control with no positions and no BOS, on a task above (nullopt otherwise).
 // kChanceRows rows: the accuracies' sampling standard errors are below 0.002.
 inline constexpr long kChanceRows = 100000;
 std::optional<ContentOnlyChance> control_chance(const ExperimentConfig& c);

@@ -129,8 +129,8 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
     };
     v["control_chance"] = {
         {"observer",
-         "Bayes-optimal prediction of x_0 from the multiset of x_0..x_t at a firing trigger t (no order, no "
-         "position): the most a content-only control can reach"},
+         "Bayes-optimal prediction of x_0 from x_t and the multiset of x_0..x_t at a firing trigger t (no order, "
+         "no position): the most a content-only control can reach"},
         {"rows", chance->rows},
         {"first_trigger_accuracy", json_number(chance->first_trigger_accuracy)},
         {"trigger_accuracy", json_number(chance->trigger_accuracy)},
@@ -239,7 +239,7 @@ std::string verdict_table(const nlohmann::json& v) {
   }
   if (v.contains("control_chance")) {
     const auto& ch = v["control_chance"];
-    out << "\ncontent-only chance (Bayes-optimal from the prefix's multiset, " << ch["rows"].get<long>()
+    out << "\ncontent-only chance (Bayes-optimal from x_t and the prefix's multiset, " << ch["rows"].get<long>()
         << " rows): first trigger " << num(ch["first_trigger_accuracy"]) << ", every trigger "
         << num(ch["trigger_accuracy"]) << "\n";
     for (const char* side : {"main", "control"})

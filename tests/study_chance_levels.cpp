@@ -1,14 +1,18 @@
-// The content-only chance level of firstrecall (the Bayes-optimal accuracy of an observer that
-// sees the multiset of the prefix, not its order) against brute-force enumeration of the row law,
+// The content-only chance levels of firstrecall and firstrecall-lookup (the Bayes-optimal accuracy
+// of an observer that sees x_t and the multiset of the prefix, not its order) against brute-force
+// enumeration of each row law,
 // and the bounded statistics the verdict reports (bootstrap percentiles, Clopper-Pearson).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
 #include <map>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "common/stats.hpp"
+#include "sim/data.hpp"
 #include "study/chance.hpp"
 #include "study/stats.hpp"
 
@@ -59,41 +63,82 @@ void enumerate_rows(const p0sim::sim::DataConfig& c, int len,
   go(0, 1.0);
 }
 
-}  // namespace
-
-TEST_CASE("the content posterior of x_0 equals the row law's, enumerated", "[chance]") {
-  const auto c = GENERATE(firstrecall(5, 2, 0.3, 8), firstrecall(4, 1, 0.45, 8), firstrecall(6, 3, 0.1, 8));
-  const int t = GENERATE(1, 2, 3, 4, 5);
-  // joint[multiset][a] = P(x_0 = a, the prefix's multiset, x_t fires)
-  std::map<std::vector<long>, std::vector<double>> joint;
-  enumerate_rows(c, t + 1, [&](const std::vector<int>& x, const std::vector<bool>& fired, double p) {
-    if (!fired[static_cast<std::size_t>(t)]) return;
-    std::vector<long> counts(static_cast<std::size_t>(c.vocab), 0);
-    for (int a : x) ++counts[static_cast<std::size_t>(a)];
-    auto& row = joint[counts];
-    row.resize(static_cast<std::size_t>(c.vocab), 0.0);
-    row[static_cast<std::size_t>(x[0])] += p;
-  });
-  REQUIRE(joint.size() > 3);
-  for (const auto& [counts, mass] : joint) {
-    double total = 0.0;
-    for (double m : mass) total += m;
-    const std::vector<double> post = firstrecall_content_posterior(counts, t, c);
-    for (std::size_t a = 0; a < mass.size(); ++a) CHECK_THAT(post[a], WithinAbs(mass[a] / total, 1e-12));
-  }
+p0sim::sim::DataConfig frlookup(int keys, int values, int triggers, int fillers, double q, int seq_len) {
+  p0sim::sim::DataConfig c;
+  c.task = p0sim::sim::Task::firstrecall_lookup;
+  c.keys = keys;
+  c.values = values;
+  c.triggers = triggers;
+  c.vocab = values * (1 + keys) + keys + 1 + fillers + triggers;
+  c.trigger_prob = q;
+  c.seq_len = seq_len;
+  return c;
 }
 
-TEST_CASE("the sampled content-only accuracy converges to the enumerated Bayes accuracy", "[chance]") {
-  // A small task whose every row can be enumerated: V = 4 (1 trigger), T = 6, q = 0.3.
-  const auto c = firstrecall(4, 1, 0.3, 6);
+// The same for firstrecall-lookup, from its documented layout and law (sim/data.hpp, data.cpp):
+// values 0..Nv-1, facts Nv + k*Nv + v, queries Nv + K*Nv + k, none, fillers, triggers last. A fresh
+// position draws a fact (q, key and value uniform), a query (q), a trigger (q) or a uniform filler;
+// a query is followed by the key's latest value (none before any), a trigger at s >= 1 by x_0.
+void enumerate_lookup_rows(
+    const p0sim::sim::DataConfig& c, int len,
+    const std::function<void(const std::vector<int>&, const std::vector<bool>&, double)>& visit) {
+  const int K = c.keys, Nv = c.values, G = c.triggers, V = c.vocab;
+  const int none = Nv + K * Nv + K, fillers = V - G - none - 1;
+  const double q = c.trigger_prob;
+  std::vector<int> x(static_cast<std::size_t>(len)), mem(static_cast<std::size_t>(K), -1);
+  std::vector<bool> fired(static_cast<std::size_t>(len), false);
+  std::function<void(int, double, int)> go = [&](int s, double p, int asked) {
+    if (s == len) return visit(x, fired, p);
+    const auto i = static_cast<std::size_t>(s);
+    fired[i] = false;
+    if (asked >= 0) {
+      const int m = mem[static_cast<std::size_t>(asked)];
+      x[i] = m >= 0 ? m : none;
+      return go(s + 1, p, -1);
+    }
+    if (s >= 1 && fired[i - 1]) {
+      x[i] = x[0];
+      return go(s + 1, p, -1);
+    }
+    for (int k = 0; k < K; ++k)
+      for (int v = 0; v < Nv; ++v) {
+        const int before = mem[static_cast<std::size_t>(k)];
+        mem[static_cast<std::size_t>(k)] = v;
+        x[i] = Nv + k * Nv + v;
+        go(s + 1, p * q / (K * Nv), -1);
+        mem[static_cast<std::size_t>(k)] = before;
+      }
+    for (int k = 0; k < K; ++k) {
+      x[i] = Nv + K * Nv + k;
+      go(s + 1, p * q / K, k);
+    }
+    for (int g = 0; g < G; ++g) {
+      x[i] = V - G + g;
+      fired[i] = s >= 1;
+      go(s + 1, p * q / G, -1);
+      fired[i] = false;
+    }
+    for (int f = 0; f < fillers; ++f) {
+      x[i] = none + 1 + f;
+      go(s + 1, p * (1.0 - 3.0 * q) / fillers, -1);
+    }
+  };
+  go(0, 1.0, -1);
+}
+
+// The Bayes accuracy of guessing x_0 by `posterior` at every firing trigger of every enumerated
+// row: {at every trigger, at the first}, ties split evenly.
+template <typename Enumerate, typename Posterior>
+std::pair<double, double> enumerated_accuracy(const p0sim::sim::DataConfig& c, Enumerate enumerate,
+                                              Posterior posterior) {
   double hits = 0.0, queries = 0.0, first_hits = 0.0, first_queries = 0.0;
-  enumerate_rows(c, c.seq_len, [&](const std::vector<int>& x, const std::vector<bool>& fired, double p) {
+  enumerate(c, c.seq_len, [&](const std::vector<int>& x, const std::vector<bool>& fired, double p) {
     std::vector<long> counts(static_cast<std::size_t>(c.vocab), 0);
     bool first = true;
     for (int t = 0; t < c.seq_len; ++t) {
       ++counts[static_cast<std::size_t>(x[static_cast<std::size_t>(t)])];
       if (!fired[static_cast<std::size_t>(t)]) continue;
-      const std::vector<double> post = firstrecall_content_posterior(counts, t, c);
+      const std::vector<double> post = posterior(counts, t, x[static_cast<std::size_t>(t)]);
       const double best = *std::max_element(post.begin(), post.end());
       int ties = 0;
       for (double v : post) ties += v >= best * (1.0 - 1e-12);
@@ -107,9 +152,70 @@ TEST_CASE("the sampled content-only accuracy converges to the enumerated Bayes a
       first = false;
     }
   });
+  return {hits / queries, first_hits / first_queries};
+}
+
+// Checks `posterior(counts, x_t)` against the mass of each x_0 over every enumerated prefix
+// x_0..x_t whose x_t fires, grouped by (the prefix's multiset, x_t); returns how many of those
+// groups leave x_0 uncertain (so that the check tests more than certainties).
+template <typename Enumerate, typename Posterior>
+int check_posterior_against_enumeration(const p0sim::sim::DataConfig& c, int t, Enumerate enumerate,
+                                        Posterior posterior) {
+  std::map<std::vector<long>, std::vector<double>> joint;  // multiset + x_t -> mass of each x_0
+  enumerate(c, t + 1, [&](const std::vector<int>& x, const std::vector<bool>& fired, double p) {
+    if (!fired[static_cast<std::size_t>(t)]) return;
+    std::vector<long> counts(static_cast<std::size_t>(c.vocab), 0);
+    for (int a : x) ++counts[static_cast<std::size_t>(a)];
+    counts.push_back(x[static_cast<std::size_t>(t)]);
+    auto& row = joint[counts];
+    row.resize(static_cast<std::size_t>(c.vocab), 0.0);
+    row[static_cast<std::size_t>(x[0])] += p;
+  });
+  REQUIRE(joint.size() > 3);
+  int ambiguous = 0;
+  for (const auto& [key, mass] : joint) {
+    const int trigger = static_cast<int>(key.back());
+    const std::vector<long> counts(key.begin(), key.end() - 1);
+    double total = 0.0, top = 0.0;
+    for (double m : mass) {
+      total += m;
+      top = std::max(top, m);
+    }
+    ambiguous += top < total * (1.0 - 1e-9);
+    const std::vector<double> post = posterior(counts, trigger);
+    for (std::size_t a = 0; a < mass.size(); ++a) CHECK_THAT(post[a], WithinAbs(mass[a] / total, 1e-12));
+  }
+  return ambiguous;
+}
+
+}  // namespace
+
+TEST_CASE("the content posterior of x_0 equals the row law's, enumerated", "[chance]") {
+  const auto c = GENERATE(firstrecall(5, 2, 0.3, 8), firstrecall(4, 1, 0.45, 8), firstrecall(6, 3, 0.1, 8));
+  const int t = GENERATE(1, 2, 3, 4, 5);
+  const int ambiguous =
+      check_posterior_against_enumeration(c, t, enumerate_rows, [&](const std::vector<long>& counts, int trigger) {
+        return firstrecall_content_posterior(counts, t, trigger, c);
+      });
+  if (t >= 2) CHECK(ambiguous > 0);
+}
+
+TEST_CASE("the sampled content-only accuracy converges to the enumerated Bayes accuracy", "[chance]") {
+  // Small tasks whose every row can be enumerated: firstrecall V = 4 (1 trigger), T = 6, q = 0.3;
+  // firstrecall-lookup with one key, two values, one trigger and one filler, T = 6, q = 0.25.
+  const bool lookup = GENERATE(false, true);
+  const auto c = lookup ? frlookup(1, 2, 1, 1, 0.25, 6) : firstrecall(4, 1, 0.3, 6);
+  const p0sim::sim::DataGenerator gen(c);
+  const auto [exact, exact_first] =
+      lookup ? enumerated_accuracy(c, enumerate_lookup_rows,
+                                   [&](const std::vector<long>& counts, int, int trigger) {
+                                     return firstrecall_lookup_content_posterior(counts, trigger, gen);
+                                   })
+             : enumerated_accuracy(c, enumerate_rows, [&](const std::vector<long>& counts, int t, int trigger) {
+                 return firstrecall_content_posterior(counts, t, trigger, c);
+               });
   const long rows = 200000;
-  const ContentOnlyChance s = firstrecall_content_only_chance(c, rows);
-  const double exact = hits / queries, exact_first = first_hits / first_queries;
+  const ContentOnlyChance s = content_only_chance(c, rows);
   // Each average is a ratio over ~queries Bernoulli-like hits; 5 binomial standard errors
   // sqrt(p(1-p)/queries) bound its sampling error (rows are independent, queries in a row are
   // not, which the factor 5 covers: at most ~3 queries share a row here).
@@ -123,17 +229,41 @@ TEST_CASE("the sampled content-only accuracy converges to the enumerated Bayes a
   CHECK(exact_first > 0.5);
 }
 
+TEST_CASE("the firstrecall-lookup content posterior of x_0 equals the row law's, enumerated", "[chance]") {
+  // one key and two values; two keys sharing one value token (answers fit either key's queries);
+  // two keys and two values
+  const auto c = GENERATE(frlookup(1, 2, 1, 1, 0.25, 8), frlookup(2, 1, 2, 2, 0.2, 8), frlookup(2, 2, 1, 1, 0.3, 8));
+  const int t = GENERATE(1, 2, 3, 4, 5);
+  const p0sim::sim::DataGenerator gen(c);
+  const int ambiguous = check_posterior_against_enumeration(
+      c, t, enumerate_lookup_rows, [&](const std::vector<long>& counts, int trigger) {
+        return firstrecall_lookup_content_posterior(counts, trigger, gen);
+      });
+  if (t >= 2) CHECK(ambiguous > 0);
+}
+
 TEST_CASE("the content-only chance level is refused for tasks without its closed form", "[chance]") {
   auto c = firstrecall(16, 2, 0.1, 8);
   c.filler = p0sim::sim::Filler::markov;
-  CHECK_THROWS_AS(firstrecall_content_only_chance(c, 10), std::invalid_argument);
+  CHECK_THROWS_AS(content_only_chance(c, 10), std::invalid_argument);
   c = firstrecall(16, 2, 0.1, 8);
   c.task = p0sim::sim::Task::backcopy_indep;
-  CHECK_THROWS_AS(firstrecall_content_only_chance(c, 10), std::invalid_argument);
-  // counts that no row can have: no trigger at all
+  CHECK_THROWS_AS(content_only_chance(c, 10), std::invalid_argument);
+  auto l = frlookup(2, 2, 1, 1, 0.3, 8);
+  l.task = p0sim::sim::Task::lookup;
+  CHECK_THROWS_AS(content_only_chance(l, 10), std::invalid_argument);
+  // x_t not a trigger
+  const p0sim::sim::DataGenerator gen(frlookup(2, 2, 1, 1, 0.3, 8));
+  std::vector<long> counts(static_cast<std::size_t>(gen.config().vocab), 0);
+  counts[9] = 1;  // the filler (values 0-1, facts 2-5, queries 6-7, none 8, filler 9, trigger 10)
+  CHECK_THROWS_AS(firstrecall_lookup_content_posterior(counts, 9, gen), std::invalid_argument);
+  // counts that no row can have: x_t is not a trigger, or not among them
   CHECK_THROWS_AS(
-      firstrecall_content_posterior({2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 2, firstrecall(16, 2, 0.1, 8)),
+      firstrecall_content_posterior({2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 2, 0, firstrecall(16, 2, 0.1, 8)),
       std::invalid_argument);
+  CHECK_THROWS_AS(firstrecall_content_posterior({2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 2, 15,
+                                                firstrecall(16, 2, 0.1, 8)),
+                  std::invalid_argument);
 }
 
 TEST_CASE("a bootstrap interval of a mean stays inside the values and repeats bit for bit", "[stats]") {

@@ -1,5 +1,6 @@
 """The study scripts that turn run directories into docs/search tables: scripts/text_phase.py
-(phase diagram of the text task), scripts/guo_figures.py (Guo et al.'s effects over seeds) and
+(phase diagram of the text task), scripts/experiment_curves.py (an experiment's curves over training),
+scripts/guo_figures.py (Guo et al.'s effects over seeds) and
 scripts/interval.py (the interval and tests they print), on run directories written here with known
 numbers."""
 import csv
@@ -718,3 +719,58 @@ def test_the_guo_replication_keeps_each_finished_run_in_the_docs_and_replaces_on
         f.write(extension := "150,0,40,20.0,2.0,2.0,0.9,0.5,0.0,0.05\n")
     assert f"replacing {docs / 'runs' / 'adam_L3' / 'seed-1'}" in replicate()
     assert (docs / "runs" / "adam_L3" / "seed-1" / "trace.csv").read_text().endswith(extension)
+
+
+def write_experiment_run(root, variant, seed, probes, finished=True):
+    """probes: {step: [(accuracy, first_accuracy, loss, sink_rate, p0_norm_ratio) per layer]}."""
+    run = root / "runs" / variant / f"seed-{seed}"
+    run.mkdir(parents=True)
+    with open(run / "trace.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["step", "layer", "p0_norm_ratio", "sink_rate", "loss", "accuracy", "first_accuracy", "stage"])
+        for step, layers in probes.items():
+            for layer, (acc, first, loss, sink, ratio) in enumerate(layers):
+                w.writerow([step, layer, ratio, sink, loss, acc, first, "train"])
+    if finished:
+        (run / "summary.json").write_text("{}")
+
+
+def test_experiment_curves_average_the_finished_seeds_up_to_the_shortest_and_draw_the_chance_level(tmp_path):
+    exp = tmp_path / "exp"
+    # layer 0's sink rate (0.9) is not a later layer's and must not count; the ratio is the larger layer's
+    write_experiment_run(exp, "main", 0, {0: [(0.1, 0.0, 4.0, 0.9, 1.0), (0.1, 0.0, 4.0, 0.0, 1.5)],
+                                          100: [(0.5, 0.4, 3.0, 0.9, 0.8), (0.5, 0.4, 3.0, 0.25, 0.6)],
+                                          200: [(0.9, 0.8, 2.0, 0.9, 0.7), (0.9, 0.8, 2.0, 0.5, 0.6)]})
+    write_experiment_run(exp, "main", 1, {0: [(0.3, 0.2, 4.2, 0.9, 1.2), (0.3, 0.2, 4.2, 0.0, 1.1)],
+                                          100: [(0.7, 0.6, 3.2, 0.9, 0.9), (0.7, 0.6, 3.2, 0.75, 1.0)]})
+    write_experiment_run(exp, "main", 2, {0: [(1.0, 1.0, 0.0, 1.0, 9.0), (1.0, 1.0, 0.0, 1.0, 9.0)]}, finished=False)
+    write_experiment_run(exp, "control", 0, {0: [(0.0, 0.0, 4.1, 0.0, 1.0), (0.0, 0.0, 4.1, 0.0, 1.0)],
+                                             100: [(0.2, 0.1, 3.9, 0.0, 0.9), (0.2, 0.1, 3.9, 0.0, 0.95)]})
+    (exp / "verdict.json").write_text(json.dumps({"control_chance": {"trigger_accuracy": 0.658,
+                                                                    "first_trigger_accuracy": 0.369}}))
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "experiment_curves.py"), str(exp), str(out)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "seed-2: left out" in proc.stderr
+    with open(out / "curves.csv", newline="") as f:
+        rows = {(r["variant"], r["quantity"], int(r["step"])): r for r in csv.DictReader(f)}
+    # main: seeds 0 and 1 at steps 0 and 100 only (seed 1 stops at 100; unfinished seed 2 left out)
+    assert ("main", "accuracy", 200) not in rows
+    assert {s for (v, q, s) in rows if v == "main" and q == "accuracy"} == {0, 100}
+    acc = rows[("main", "accuracy", 100)]
+    assert (int(acc["seeds"]), float(acc["mean"]), float(acc["min"]), float(acc["max"])) == (2, 0.6, 0.5, 0.7)
+    sink = rows[("main", "max_sink_rate", 100)]
+    assert (float(sink["mean"]), float(sink["min"]), float(sink["max"])) == (0.5, 0.25, 0.75)
+    ratio = rows[("main", "max_p0_norm_ratio", 0)]
+    assert (float(ratio["min"]), float(ratio["max"])) == (1.2, 1.5)
+    assert float(rows[("control", "first_accuracy", 100)]["mean"]) == 0.1
+    gp = (out / "curves.gp").read_text()
+    assert "0.658 with lines" in gp and "0.369 with lines" in gp
+    assert (out / "curves.png").stat().st_size > 0
+    bad = subprocess.run([sys.executable, str(SCRIPTS / "experiment_curves.py"), str(exp), str(out), "--variants",
+                          "main,bos"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--variants: 'bos' is not a variant" in bad.stderr
+    bad = subprocess.run([sys.executable, str(SCRIPTS / "experiment_curves.py"), str(tmp_path), str(out)],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "has no runs/ directory" in bad.stderr
