@@ -232,8 +232,11 @@ TEST_CASE("bad input across every subcommand: one line naming the option or file
       {train + " --task text --vocab 256 --corpus " + f + "no_such_corpus", "--corpus"},
       {train + " --task text --vocab 256 --corpus " + f + "empty", "--corpus"},      // a directory of no files
       {train + " --task text --vocab 256 --corpus " + f + "short.txt", "--corpus"},  // fewer bytes than a window
-      {train + " --task text --corpus /usr/share/games/fortunes", "--vocab"},        // bytes need vocab 256
-      {train + " --task backcopy --bigrams corpus", "--vocab"},  // counted byte bigrams need vocab 256
+      // unreadable, even for root: a regular file whose read fails (EIO), and a device
+      {train + " --task text --vocab 256 --corpus /proc/self/mem", "--corpus"},
+      {train + " --task text --vocab 256 --corpus /dev/null", "--corpus"},
+      {train + " --task text --corpus /usr/share/games/fortunes", "--vocab"},  // bytes need vocab 256
+      {train + " --task backcopy --bigrams corpus", "--vocab"},                // counted byte bigrams need vocab 256
       {train + " --task backcopy --bigrams corpus --vocab 256 --corpus " + f + "no_such_corpus", "--corpus"},
       {train + " --optimizer adam", "--optimizer"},
       {train + " --optimizer sgd --momentum 1", "--momentum"},
