@@ -130,7 +130,8 @@ nlohmann::json make_verdict(const ExperimentConfig& c, const std::vector<std::st
     v["control_chance"] = {
         {"observer",
          "Bayes-optimal prediction of x_0 from x_t and the multiset of x_0..x_t at a firing trigger t (no order, "
-         "no position): the most a content-only control can reach"},
+         "no position; at first triggers also told that t is the first): the most a content-only control can "
+         "reach"},
         {"rows", chance->rows},
         {"first_trigger_accuracy", json_number(chance->first_trigger_accuracy)},
         {"trigger_accuracy", json_number(chance->trigger_accuracy)},

@@ -126,8 +126,9 @@ void enumerate_lookup_rows(
   go(0, 1.0, -1);
 }
 
-// The Bayes accuracy of guessing x_0 by `posterior` at every firing trigger of every enumerated
-// row: {at every trigger, at the first}, ties split evenly.
+// The Bayes accuracy of guessing x_0 by `posterior(counts, t, x_t, first)` at every firing trigger
+// of every enumerated row: {at every trigger (first = false), at the first (told it is: first =
+// true)}, ties split evenly.
 template <typename Enumerate, typename Posterior>
 std::pair<double, double> enumerated_accuracy(const p0sim::sim::DataConfig& c, Enumerate enumerate,
                                               Posterior posterior) {
@@ -135,18 +136,20 @@ std::pair<double, double> enumerated_accuracy(const p0sim::sim::DataConfig& c, E
   enumerate(c, c.seq_len, [&](const std::vector<int>& x, const std::vector<bool>& fired, double p) {
     std::vector<long> counts(static_cast<std::size_t>(c.vocab), 0);
     bool first = true;
-    for (int t = 0; t < c.seq_len; ++t) {
-      ++counts[static_cast<std::size_t>(x[static_cast<std::size_t>(t)])];
-      if (!fired[static_cast<std::size_t>(t)]) continue;
-      const std::vector<double> post = posterior(counts, t, x[static_cast<std::size_t>(t)]);
+    const auto hit_of = [&](int t, bool told_first) {
+      const std::vector<double> post = posterior(counts, t, x[static_cast<std::size_t>(t)], told_first);
       const double best = *std::max_element(post.begin(), post.end());
       int ties = 0;
       for (double v : post) ties += v >= best * (1.0 - 1e-12);
-      const double hit = post[static_cast<std::size_t>(x[0])] >= best * (1.0 - 1e-12) ? 1.0 / ties : 0.0;
-      hits += p * hit;
+      return post[static_cast<std::size_t>(x[0])] >= best * (1.0 - 1e-12) ? 1.0 / ties : 0.0;
+    };
+    for (int t = 0; t < c.seq_len; ++t) {
+      ++counts[static_cast<std::size_t>(x[static_cast<std::size_t>(t)])];
+      if (!fired[static_cast<std::size_t>(t)]) continue;
+      hits += p * hit_of(t, false);
       queries += p;
       if (first) {
-        first_hits += p * hit;
+        first_hits += p * hit_of(t, true);
         first_queries += p;
       }
       first = false;
@@ -156,14 +159,16 @@ std::pair<double, double> enumerated_accuracy(const p0sim::sim::DataConfig& c, E
 }
 
 // Checks `posterior(counts, x_t)` against the mass of each x_0 over every enumerated prefix
-// x_0..x_t whose x_t fires, grouped by (the prefix's multiset, x_t); returns how many of those
-// groups leave x_0 uncertain (so that the check tests more than certainties).
+// x_0..x_t whose x_t fires (with `first`, as the row's first fire), grouped by (the prefix's
+// multiset, x_t); returns how many of those groups leave x_0 uncertain (so that the check tests
+// more than certainties).
 template <typename Enumerate, typename Posterior>
-int check_posterior_against_enumeration(const p0sim::sim::DataConfig& c, int t, Enumerate enumerate,
+int check_posterior_against_enumeration(const p0sim::sim::DataConfig& c, int t, bool first, Enumerate enumerate,
                                         Posterior posterior) {
   std::map<std::vector<long>, std::vector<double>> joint;  // multiset + x_t -> mass of each x_0
   enumerate(c, t + 1, [&](const std::vector<int>& x, const std::vector<bool>& fired, double p) {
     if (!fired[static_cast<std::size_t>(t)]) return;
+    if (first && std::find(fired.begin(), fired.begin() + t, true) != fired.begin() + t) return;
     std::vector<long> counts(static_cast<std::size_t>(c.vocab), 0);
     for (int a : x) ++counts[static_cast<std::size_t>(a)];
     counts.push_back(x[static_cast<std::size_t>(t)]);
@@ -193,9 +198,10 @@ int check_posterior_against_enumeration(const p0sim::sim::DataConfig& c, int t, 
 TEST_CASE("the content posterior of x_0 equals the row law's, enumerated", "[chance]") {
   const auto c = GENERATE(firstrecall(5, 2, 0.3, 8), firstrecall(4, 1, 0.45, 8), firstrecall(6, 3, 0.1, 8));
   const int t = GENERATE(1, 2, 3, 4, 5);
-  const int ambiguous =
-      check_posterior_against_enumeration(c, t, enumerate_rows, [&](const std::vector<long>& counts, int trigger) {
-        return firstrecall_content_posterior(counts, t, trigger, c);
+  const bool first = GENERATE(false, true);
+  const int ambiguous = check_posterior_against_enumeration(
+      c, t, first, enumerate_rows, [&](const std::vector<long>& counts, int trigger) {
+        return firstrecall_content_posterior(counts, t, trigger, c, first);
       });
   if (t >= 2) CHECK(ambiguous > 0);
 }
@@ -208,12 +214,13 @@ TEST_CASE("the sampled content-only accuracy converges to the enumerated Bayes a
   const p0sim::sim::DataGenerator gen(c);
   const auto [exact, exact_first] =
       lookup ? enumerated_accuracy(c, enumerate_lookup_rows,
-                                   [&](const std::vector<long>& counts, int, int trigger) {
-                                     return firstrecall_lookup_content_posterior(counts, trigger, gen);
+                                   [&](const std::vector<long>& counts, int, int trigger, bool first) {
+                                     return firstrecall_lookup_content_posterior(counts, trigger, gen, first);
                                    })
-             : enumerated_accuracy(c, enumerate_rows, [&](const std::vector<long>& counts, int t, int trigger) {
-                 return firstrecall_content_posterior(counts, t, trigger, c);
-               });
+             : enumerated_accuracy(c, enumerate_rows,
+                                   [&](const std::vector<long>& counts, int t, int trigger, bool first) {
+                                     return firstrecall_content_posterior(counts, t, trigger, c, first);
+                                   });
   const long rows = 200000;
   const ContentOnlyChance s = content_only_chance(c, rows);
   // Each average is a ratio over ~queries Bernoulli-like hits; 5 binomial standard errors
@@ -234,10 +241,11 @@ TEST_CASE("the firstrecall-lookup content posterior of x_0 equals the row law's,
   // two keys and two values
   const auto c = GENERATE(frlookup(1, 2, 1, 1, 0.25, 8), frlookup(2, 1, 2, 2, 0.2, 8), frlookup(2, 2, 1, 1, 0.3, 8));
   const int t = GENERATE(1, 2, 3, 4, 5);
+  const bool first = GENERATE(false, true);
   const p0sim::sim::DataGenerator gen(c);
   const int ambiguous = check_posterior_against_enumeration(
-      c, t, enumerate_lookup_rows, [&](const std::vector<long>& counts, int trigger) {
-        return firstrecall_lookup_content_posterior(counts, trigger, gen);
+      c, t, first, enumerate_lookup_rows, [&](const std::vector<long>& counts, int trigger) {
+        return firstrecall_lookup_content_posterior(counts, trigger, gen, first);
       });
   if (t >= 2) CHECK(ambiguous > 0);
 }
@@ -252,6 +260,10 @@ TEST_CASE("the content-only chance level is refused for tasks without its closed
   auto l = frlookup(2, 2, 1, 1, 0.3, 8);
   l.task = p0sim::sim::Task::lookup;
   CHECK_THROWS_AS(content_only_chance(l, 10), std::invalid_argument);
+  // firstrecall-lookup past the length its order count is affordable at
+  CHECK(has_content_posterior(frlookup(4, 8, 4, 15, 0.1, kLookupChanceMaxT)));
+  CHECK_FALSE(has_content_posterior(frlookup(4, 8, 4, 15, 0.1, kLookupChanceMaxT + 1)));
+  CHECK_THROWS_AS(content_only_chance(frlookup(4, 8, 4, 15, 0.1, kLookupChanceMaxT + 1), 10), std::invalid_argument);
   // x_t not a trigger
   const p0sim::sim::DataGenerator gen(frlookup(2, 2, 1, 1, 0.3, 8));
   std::vector<long> counts(static_cast<std::size_t>(gen.config().vocab), 0);
