@@ -182,6 +182,12 @@ EFFECTS = [
      "Adam above SGD: interval above 0"),
     ("ReLU attention removes the sink (1 layer)", "attention to BOS 0.000 by step 100", "relu_L1", "adam_L1",
      ("attention to BOS from non-triggers", lambda r: r["attn"]), "ReLU below softmax: interval below 0"),
+    # each at the depth Guo et al. do not show (scripts/guo_replication.sh's sgd_L1 and relu_L3 arms)
+    ("residual peak needs Adam (1 layer, after block 0)", "(shown at 3 layers)", "adam_L1", "sgd_L1",
+     H_BOS_AFTER_BLOCK_0, "Adam above SGD: interval above 0"),
+    ("ReLU attention removes the sink (3 layers, largest over layers)", "(shown at 1 layer)", "relu_L3", "adam_L3",
+     ("attention to BOS from non-triggers, largest over layers", lambda r: r["attn_max"]),
+     "ReLU below softmax: interval below 0"),
     ("without BOS and positions, position 0 takes BOS's role (3 layers)", "(the seed paper's claim; not Guo et al.'s)",
      "nope_L3_nobos", "adam_L3", ("attention to position 0 from non-triggers", lambda r: r["attn"]),
      TAKES_ROLE),

@@ -26,10 +26,15 @@ declare -A arms=(
   [relu_L1]="--batch 16 --attn relu --lr 3e-3"
   [adam_L3]="--layers 3 --batch 16"
   [sgd_L3]="--layers 3 --batch 16 --optimizer sgd --lr 0.03 --momentum 0.9"
+  # each optimiser and attention change at the other depth too (Guo et al. show SGD at 3 layers,
+  # ReLU attention at 1)
+  [sgd_L1]="--batch 16 --optimizer sgd --lr 0.03 --momentum 0.9"
+  [relu_L3]="--layers 3 --batch 16 --attn relu --lr 3e-3"
   [nope_L3_nobos]="--layers 3 --batch 16 --bos=false --pos none --seq-len 256"
 )
-declare -A steps=([adam_L1]=1500 [relu_L1]=1000 [adam_L3]=1500 [sgd_L3]=1500 [nope_L3_nobos]=1000)
-order="${ARMS:-adam_L3 sgd_L3 adam_L1 relu_L1 nope_L3_nobos}"
+declare -A steps=([adam_L1]=1500 [relu_L1]=1000 [adam_L3]=1500 [sgd_L3]=1500 [nope_L3_nobos]=1000 [sgd_L1]=1500
+  [relu_L3]=1000)
+order="${ARMS:-adam_L3 sgd_L3 adam_L1 relu_L1 nope_L3_nobos sgd_L1 relu_L3}"
 for name in $order; do
   [ -n "${arms[$name]+set}" ] || { echo "ARMS: no arm '$name' (arms: ${!arms[*]})" >&2; exit 2; }
 done

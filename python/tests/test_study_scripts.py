@@ -244,7 +244,8 @@ def write_guo_run(root, name, seed, layers, attn, value, h0, ratio, attn_layer0=
 
 
 def test_guo_effects_are_tested_over_seeds_and_undecided_at_one_seed(tmp_path):
-    runs = {"adam_L3": [], "sgd_L3": [], "adam_L1": [], "relu_L1": [], "nope_L3_nobos": []}
+    runs = {"adam_L3": [], "sgd_L3": [], "adam_L1": [], "relu_L1": [], "nope_L3_nobos": [], "sgd_L1": [],
+            "relu_L3": []}
     for seed in range(5):
         e = seed * 0.01
         runs["adam_L3"].append(write_guo_run(tmp_path, "adam_L3", seed, 3, [0.02, 0.4, 0.8 + e], [5, 9, 3],
@@ -255,6 +256,12 @@ def test_guo_effects_are_tested_over_seeds_and_undecided_at_one_seed(tmp_path):
                                              [24, 30, 40], [1.0, 0.8, 0.7]))
         runs["relu_L1"].append(write_guo_run(tmp_path, "relu_L1", seed, 1, [0.02, 0.0, 0.0], [5, 50, 100],
                                              [24, 200, 500], [1.0, 1.1, 1.2]))
+        # the other depth: SGD's 1-layer residual ends at 30 against Adam's 40; ReLU's 3-layer heads
+        # never attend to BOS (0.0) against softmax's 0.80..0.84
+        runs["sgd_L1"].append(write_guo_run(tmp_path, "sgd_L1", seed, 1, [0.02, 0.2, 0.4], [5, 6, 6],
+                                            [24, 28, 30 - e], [1.0, 0.9, 0.8]))
+        runs["relu_L3"].append(write_guo_run(tmp_path, "relu_L3", seed, 3, [0.02, 0.0, 0.0], [5, 50, 100],
+                                             [24, 100, 200], [1.0, 1.1, 1.2]))
         # no BOS: attention to position 0 0.55..0.59 against BOS's 0.80..0.84, far below the margin
         runs["nope_L3_nobos"].append(write_guo_run(tmp_path, "nope_L3_nobos", seed, 3, [0.02, 0.3, 0.55 + e],
                                                    [10, 8, 4], [20, 20, 20], [1.0, 1.0, 1.0]))
@@ -278,6 +285,10 @@ def test_guo_effects_are_tested_over_seeds_and_undecided_at_one_seed(tmp_path):
         "reproduced"] == "no"
     assert abs(effects["dormant head, 1 layer"]["mean"] - 0.5) < 1e-12
     assert effects["ReLU attention removes the sink (1 layer)"]["reproduced"] == "yes"
+    one_layer_peak = effects["residual peak needs Adam (1 layer, after block 0)"]
+    assert abs(one_layer_peak["mean"] - 10.02) < 1e-9 and one_layer_peak["reproduced"] == "yes"
+    relu3 = effects["ReLU attention removes the sink (3 layers, largest over layers)"]
+    assert abs(relu3["mean"] + 0.82) < 1e-9 and relu3["p"] == 2 / 252 and relu3["reproduced"] == "yes"
     # SGD's residual after block 0 ends at 23..27 from 24: changes -1..3, mean 1, interval across 0
     sgd_peak = effects["SGD removes the residual peak (3 layers, after block 0)"]
     assert sgd_peak["mean"] == 1.0 and sgd_peak["lo"] < 0 < sgd_peak["hi"]
