@@ -31,6 +31,22 @@ std::vector<double> normalised(const std::vector<double>& logw) {
   for (double& p : post) p /= sum;
   return post;
 }
+
+// Each x_0's log weight (-inf: impossible) and whether under it x_t is the row's first fire. Given
+// that x_t is the first, the hypotheses with earlier fires drop out and the others keep their
+// weights (their rows all have x_t first), so one set of weights gives both posteriors.
+struct Hypotheses {
+  std::vector<double> logw;
+  std::vector<char> x_t_first;
+  explicit Hypotheses(int V) : logw(static_cast<std::size_t>(V), neg_inf), x_t_first(static_cast<std::size_t>(V), 0) {}
+  std::vector<double> posterior(bool first) const {
+    if (!first) return normalised(logw);
+    std::vector<double> w = logw;
+    for (std::size_t a = 0; a < w.size(); ++a)
+      if (!x_t_first[a]) w[a] = neg_inf;
+    return normalised(w);
+  }
+};
 }  // namespace
 
 // Row law (sim/data.cpp, DataGenerator::fill_firstrecall): x_0 is a trigger (uniform among the K
@@ -47,8 +63,8 @@ std::vector<double> normalised(const std::vector<double>& logw) {
 // The weight of each hypothesis is P(x_0) * patterns * q^k (1-q)^f * (fires' identities:
 // k! / prod c! * K^-k) * (fresh fillers: f! / prod n! * n^-f) * P(x_t's identity | the fires'), the
 // last being (fires with x_t's token) / k, since the fires' order is exchangeable.
-std::vector<double> firstrecall_content_posterior(const std::vector<long>& counts, int t, int trigger,
-                                                  const sim::DataConfig& c, bool first) {
+namespace {
+Hypotheses firstrecall_hypotheses(const std::vector<long>& counts, int t, int trigger, const sim::DataConfig& c) {
   const int V = c.vocab, K = c.triggers, n = V - K;
   const double q = c.trigger_prob;
   if (static_cast<int>(counts.size()) != V)
@@ -70,7 +86,7 @@ std::vector<double> firstrecall_content_posterior(const std::vector<long>& count
     }
   }
   if (total != t + 1) throw std::invalid_argument("content posterior: counts must sum to t + 1");
-  std::vector<double> logw(static_cast<std::size_t>(V), neg_inf);
+  Hypotheses h(V);
   // The part of a hypothesis' weight shared by every x_0 of its kind (filler or trigger).
   auto common = [&](long k) {
     const long f = t - 2 * k + 1;
@@ -79,28 +95,36 @@ std::vector<double> firstrecall_content_posterior(const std::vector<long>& count
            static_cast<double>(k) * std::log(static_cast<double>(K)) + log_factorial(k) -
            static_cast<double>(f) * std::log(static_cast<double>(n)) + log_factorial(f);
   };
-  // Given that x_t is the row's first fire, only the hypotheses with k = 1 remain.
-  const double filler_common = !first || triggers == 1 ? common(triggers) : neg_inf;
+  // x_t is the row's first fire under the hypotheses with k = 1
+  const double filler_common = common(triggers);
   if (filler_common > neg_inf)
     for (int a = 0; a < n; ++a) {
       const long na = counts[static_cast<std::size_t>(a)];
       if (na < triggers) continue;
-      logw[static_cast<std::size_t>(a)] = std::log1p(-q) - std::log(static_cast<double>(n)) + filler_common -
-                                          sum_lf_triggers -
-                                          (sum_lf_fillers - log_factorial(na) + log_factorial(na - triggers)) +
-                                          last_fire(counts[static_cast<std::size_t>(trigger)], triggers);
+      h.x_t_first[static_cast<std::size_t>(a)] = triggers == 1;
+      h.logw[static_cast<std::size_t>(a)] = std::log1p(-q) - std::log(static_cast<double>(n)) + filler_common -
+                                            sum_lf_triggers -
+                                            (sum_lf_fillers - log_factorial(na) + log_factorial(na - triggers)) +
+                                            last_fire(counts[static_cast<std::size_t>(trigger)], triggers);
     }
-  const double trigger_common = triggers % 2 == 0 && (!first || triggers == 2) ? common(triggers / 2) : neg_inf;
+  const double trigger_common = triggers % 2 == 0 ? common(triggers / 2) : neg_inf;
   if (trigger_common > neg_inf)
     for (int g = n; g < V; ++g) {
       const long cg = counts[static_cast<std::size_t>(g)], k = triggers / 2;
       if (cg < k) continue;
-      logw[static_cast<std::size_t>(g)] =
+      h.x_t_first[static_cast<std::size_t>(g)] = k == 1;
+      h.logw[static_cast<std::size_t>(g)] =
           std::log(q) - std::log(static_cast<double>(K)) + trigger_common - sum_lf_fillers -
           (sum_lf_triggers - log_factorial(cg) + log_factorial(cg - k)) +
           last_fire(counts[static_cast<std::size_t>(trigger)] - (g == trigger ? k : 0), k);
     }
-  return normalised(logw);
+  return h;
+}
+}  // namespace
+
+std::vector<double> firstrecall_content_posterior(const std::vector<long>& counts, int t, int trigger,
+                                                  const sim::DataConfig& c, bool first) {
+  return firstrecall_hypotheses(counts, t, trigger, c).posterior(first);
 }
 
 namespace {
@@ -166,8 +190,10 @@ class KeyUnitOrders {
 //   #orders = U! / (prod filler multiplicities! * prod trigger multiplicities! * keyed!) * S,
 // with U the units after x_0, keyed the facts and queries among them, and S the number of orders
 // of those keyed units whose answers are the ones in F (KeyUnitOrders), from x_0's memory.
-std::vector<double> firstrecall_lookup_content_posterior(const std::vector<long>& counts, int trigger,
-                                                         const sim::DataGenerator& gen, bool first) {
+namespace {
+// log_p: the log of gen.marginal(), the fresh-position law
+Hypotheses firstrecall_lookup_hypotheses(const std::vector<long>& counts, int trigger, const sim::DataGenerator& gen,
+                                         const std::vector<double>& log_p) {
   const sim::DataConfig& c = gen.config();
   const int V = c.vocab, K = c.keys, Nv = c.values, none = gen.lookup_none();
   const int first_trigger = V - c.triggers;
@@ -181,8 +207,7 @@ std::vector<double> firstrecall_lookup_content_posterior(const std::vector<long>
   --prefix[static_cast<std::size_t>(trigger)];
   long triggers = 0;
   for (int g = first_trigger; g < V; ++g) triggers += prefix[static_cast<std::size_t>(g)];
-  const std::vector<double> p = gen.marginal();
-  std::vector<double> logw(static_cast<std::size_t>(V), neg_inf);
+  Hypotheses h(V);
   KeyUnitOrders orders(K, Nv);
   std::vector<int> facts(static_cast<std::size_t>(K * Nv)), queries(static_cast<std::size_t>(K)),
       answers(static_cast<std::size_t>(Nv + 1)), mem(static_cast<std::size_t>(K));
@@ -191,12 +216,11 @@ std::vector<double> firstrecall_lookup_content_posterior(const std::vector<long>
     const bool a_trigger = a >= first_trigger;
     if (a_trigger && triggers % 2 == 0) continue;
     const long pairs = a_trigger ? (triggers - 1) / 2 : triggers;
-    if (first && pairs > 0) continue;  // given that x_t is the first fire, no (trigger, copy) pair precedes it
     std::vector<long> fresh = prefix;
     fresh[static_cast<std::size_t>(a)] -= 1 + pairs;
     if (a >= gen.lookup_query(0) && a < none) --fresh[static_cast<std::size_t>(none)];  // x_1 answers x_0
     if (fresh[static_cast<std::size_t>(a)] < 0 || fresh[static_cast<std::size_t>(none)] < 0) continue;
-    double lw = std::log(p[static_cast<std::size_t>(a)]);
+    double lw = log_p[static_cast<std::size_t>(a)];
     for (std::vector<int>* part : {&facts, &queries, &answers}) std::fill(part->begin(), part->end(), 0);
     long units = 0, keyed = 0, query_count = 0, answer_count = 0;
     std::fill(mem.begin(), mem.end(), -1);
@@ -210,7 +234,7 @@ std::vector<double> firstrecall_lookup_content_posterior(const std::vector<long>
         continue;
       }
       if (m == 0) continue;
-      lw += static_cast<double>(m) * std::log(p[static_cast<std::size_t>(u)]);
+      lw += static_cast<double>(m) * log_p[static_cast<std::size_t>(u)];
       units += m;
       if (u < gen.lookup_query(0)) {
         facts[static_cast<std::size_t>(u - Nv)] = static_cast<int>(m);
@@ -226,9 +250,21 @@ std::vector<double> firstrecall_lookup_content_posterior(const std::vector<long>
     if (answer_count != query_count) continue;
     const double keyed_orders = orders.count(facts, queries, answers, mem);
     if (keyed_orders == 0.0) continue;
-    logw[static_cast<std::size_t>(a)] = lw + log_factorial(units) - log_factorial(keyed) + std::log(keyed_orders);
+    h.x_t_first[static_cast<std::size_t>(a)] = pairs == 0;  // no (trigger, copy) pair before x_t
+    h.logw[static_cast<std::size_t>(a)] = lw + log_factorial(units) - log_factorial(keyed) + std::log(keyed_orders);
   }
-  return normalised(logw);
+  return h;
+}
+
+std::vector<double> log_of(std::vector<double> p) {
+  for (double& x : p) x = std::log(x);
+  return p;
+}
+}  // namespace
+
+std::vector<double> firstrecall_lookup_content_posterior(const std::vector<long>& counts, int trigger,
+                                                         const sim::DataGenerator& gen, bool first) {
+  return firstrecall_lookup_hypotheses(counts, trigger, gen, log_of(gen.marginal())).posterior(first);
 }
 
 bool has_content_posterior(const sim::DataConfig& c) {
@@ -248,6 +284,7 @@ ContentOnlyChance content_only_chance(const sim::DataConfig& c, long rows) {
   std::vector<std::int32_t> x(static_cast<std::size_t>(kBatch) * N);
   std::vector<sim::Kind> kind(static_cast<std::size_t>(kBatch) * T);
   std::vector<long> counts(static_cast<std::size_t>(c.vocab));
+  const std::vector<double> log_p = log_of(gen.marginal());
   ContentOnlyChance out;
   double first_sum = 0.0, sum = 0.0;
   for (long done = 0, batch = 0; done < rows; ++batch) {
@@ -263,10 +300,11 @@ ContentOnlyChance content_only_chance(const sim::DataConfig& c, long rows) {
         // The best guess from x_t and the multiset, scored over every trigger; at a first trigger
         // also the best guess of an observer told that it is the first (a rule for first
         // triggers alone may trade the later ones away, so this is the bound there).
+        const Hypotheses h = c.task == sim::Task::firstrecall
+                                 ? firstrecall_hypotheses(counts, t, row[t], c)
+                                 : firstrecall_lookup_hypotheses(counts, row[t], gen, log_p);
         const auto hit_of = [&](bool first) {
-          const std::vector<double> post = c.task == sim::Task::firstrecall
-                                               ? firstrecall_content_posterior(counts, t, row[t], c, first)
-                                               : firstrecall_lookup_content_posterior(counts, row[t], gen, first);
+          const std::vector<double> post = h.posterior(first);
           const double best = *std::max_element(post.begin(), post.end());
           int ties = 0;
           for (double p : post) ties += p >= best * (1.0 - kTieTolerance);
