@@ -19,6 +19,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_csv import datablock, number, read_csv  # noqa: E402
 from script_args import Parser, directory  # noqa: E402
 
 # (key, panel title, value of one probe from its rows by layer)
@@ -32,21 +33,14 @@ QUANTITIES = [
 ]
 CHANCE = {"accuracy": "trigger_accuracy", "first_accuracy": "first_trigger_accuracy"}
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf", "#7f7f7f"]
-
-
-def number(text):
-    try:
-        return float(text)
-    except ValueError:
-        return math.nan
+COLUMNS = ["layer", "accuracy", "first_accuracy", "loss", "sink_rate", "p0_norm_ratio"]
 
 
 def probes(run_dir):
-    """{step: [row of layer 0, row of layer 1, ...]} of one run's trace.csv, numbers as floats."""
+    """{step: [row of layer 0, row of layer 1, ...]} of one run's trace.csv, the columns drawn as floats."""
     by_step = {}
-    with open(os.path.join(run_dir, "trace.csv"), newline="") as f:
-        for row in csv.DictReader(f):
-            by_step.setdefault(int(row["step"]), []).append({k: number(v) for k, v in row.items()})
+    for row in read_csv(os.path.join(run_dir, "trace.csv")):
+        by_step.setdefault(int(row["step"]), []).append({k: number(row.get(k)) for k in COLUMNS})
     for rows in by_step.values():
         rows.sort(key=lambda r: r["layer"])
     return by_step
@@ -75,11 +69,6 @@ def curves(runs):
         out[key] = ([s for s, _ in kept], [len(c) for _, c in kept], [sum(c) / len(c) for _, c in kept],
                     [min(c) for _, c in kept], [max(c) for _, c in kept])
     return out
-
-
-def datablock(name, columns):
-    return "\n".join([f"${name} << EOD"] + [" ".join(repr(v) for v in row) for row in zip(*columns)] + ["EOD"])
-
 
 def main(argv):
     parser = Parser(__doc__)

@@ -22,7 +22,6 @@ from their repository's saved figure data (docs/literature/guo2024_bigram_backco
 points: 1-layer Adam (steps 0, 140, 300, 1000) and the 3-layer BOS residual after layer 0 with Adam
 and with SGD (steps 0, 1000, 2000, 5000, 10 000, as far as the runs go).
 """
-import csv
 import json
 import math
 import os
@@ -33,6 +32,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from interval import (bootstrap, bootstrap_difference, cell, cohens_d, finite_or_null, one_sample_test,  # noqa: E402
                       permutation_p)
+from run_csv import datablock, number, read_csv  # noqa: E402
 from script_args import Parser, arm  # noqa: E402
 
 GUO_1L_ADAM = {"step": [0, 140, 300, 1000], "attn": [0.022, 0.054, 0.56, 0.78], "value": [5.2, 9.1, 5.5, 3.5],
@@ -46,17 +46,6 @@ def up_to_runs(steps, values, last_step):
     so their curve spans ours without stretching a short study's axis to their 10 000 steps."""
     n = next((i + 1 for i, s in enumerate(steps) if s >= last_step), len(steps))
     return steps[:n], values[:n]
-
-
-def read_csv(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def number(text):
-    return float(text) if text not in ("", None) else float("nan")
-
-
 def load(run_dir):
     trace = read_csv(os.path.join(run_dir, "trace.csv"))
     last = str(max(int(r["layer"]) for r in trace))
@@ -101,15 +90,6 @@ def expand(dirs):
             print(f"{os.path.basename(sys.argv[0])}: {d}: left out {len(seeds) - len(finished)} unfinished "
                   f"run(s) (no summary.json)", file=sys.stderr)
         yield from ([os.path.join(d, e) for e in finished] if seeds else [d])
-
-
-def datablock(name, columns):
-    lines = [f"${name} << EOD"]
-    for row in zip(*columns):
-        lines.append(" ".join(repr(v) for v in row))
-    lines.append("EOD")
-    return "\n".join(lines)
-
 
 # The quantities drawn and tabulated, each a function of one run giving its value at every probe.
 SERIES = {

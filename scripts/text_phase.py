@@ -36,6 +36,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from interval import bootstrap  # noqa: E402
+from run_csv import number, read_csv  # noqa: E402
 from script_args import Parser, directory  # noqa: E402
 from verdict_summary import HIGH_NORM_COS, HIGH_NORM_RATIO, is_high_norm  # noqa: E402
 
@@ -47,17 +48,6 @@ METRICS = [
     ("massive_rest", "massive-activation ratio away from P0 (max over blocks)", None),
     ("heldout_bpb", "held-out bits per byte (probe batch)", None),
 ]
-
-
-def read_csv(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def number(text):
-    return float(text) if text not in ("", None, "nan") else float("nan")
-
-
 def rows_by_step(path):
     """A per-probe CSV (trace.csv: a row per layer; heads.csv: a row per head) grouped by its step."""
     by_step = {}
