@@ -6,7 +6,8 @@
 # total executions. Compiled at -O1 -gline-tables-only, the flags OSS-Fuzz builds its targets with:
 # line tables are all a sanitizer's file:line needs.
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
-# A crash leaves its input in build-sanitize/artifacts/ and fails the script: fix it, add the input
+# A crash leaves its input in build-sanitize/artifacts/ (emptied at the start of every run, so what
+# is there is this run's) and fails the script: fix it, add the input
 # to tests/fuzz_corpus/<target>/ (tests/cli_fuzz_corpus.cpp replays it in every build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,7 @@ seconds="${1:-60}"
 build="build-sanitize"  # the sanitize preset's binaryDir
 cmake --preset sanitize >/dev/null
 cmake --build --preset fuzz
-mkdir -p "$build/artifacts"
+rm -rf "$build/artifacts" && mkdir -p "$build/artifacts"
 status=0
 rm -rf "$build/seeds-npy"
 "$build/npy_seeds" "$build/seeds-npy"
