@@ -10,12 +10,13 @@
 #   bash scripts/rerun-results.sh [OUT] [NAMES]     (default OUT out/rerun; NAMES e.g. "p0sink stage_a")
 #   P0SIM_BIN=path/to/p0sim to use another binary than build/p0sim.
 # Then: python3 scripts/compare_results.py OUT compares the verdicts with the committed ones, and
-# OUT/tables/*.md hold the README's tables; docs/search/<name>/ gets the new verdicts and scripts,
-# and python3 scripts/verdict_summary.py then rewrites docs/search/verdict.{json,md} and prints the
-# README's cross-study table. The Guo et al. replication (scripts/guo_replication.sh, about 14
-# core-hours for 5 seeds; its 3-layer pair at 4000 steps, docs/search/guo_long, about 10),
-# Bigram-Backcopy at 4000 steps (configs/backcopy_long.toml, about 1.2 core-hours per run) and the
-# long text runs (configs/text_long.toml) are run on their own.
+# OUT/tables/*.md hold the README's tables; docs/search/<name>/ gets the new verdicts, results.csv
+# (and ablations.csv) and scripts, and python3 scripts/verdict_summary.py then rewrites
+# docs/search/verdict.{json,md} and prints the README's cross-study table. The Guo et al.
+# replication (scripts/guo_replication.sh, about 14 core-hours for 5 seeds; its 3-layer pair at 4000
+# steps, docs/search/guo_long, about 10), Bigram-Backcopy at 4000 steps (configs/backcopy_long.toml,
+# about 1.2 core-hours per run) and the long text runs (configs/text_long.toml) are run on their
+# own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-out/rerun}"
@@ -54,7 +55,8 @@ experiment() {  # name
   # stage C's figure is one run over training: seed 0 of its one cell
   [ "$name" = stage_c ] && "$bin" plot --force "$dir"/runs/*/seed-0 --out "$dir/plots/seed-0" >> "$dir.log" 2>&1
   mkdir -p "docs/search/$name"
-  cp "$dir/experiment.toml" "$dir/verdict.json" "docs/search/$name/"
+  cp "$dir/experiment.toml" "$dir/verdict.json" "$dir/results.csv" "docs/search/$name/"
+  if [ -e "$dir/ablations.csv" ]; then cp "$dir/ablations.csv" "docs/search/$name/"; fi
   for gp in "$dir"/plots/*.gp "$dir"/plots/seed-0/*.gp; do
     [ -e "$gp" ] || continue
     case "$name" in

@@ -8,6 +8,7 @@ DOCS_SEARCH_DIR/verdict.json and verdict.md (the table the README shows). Nothin
 hand: every figure comes from a study's own file, and a study that has not been run yet is left
 out (listed under "missing"):
   p0sink/verdict.json           the headline experiment (firstrecall; main against its controls)
+  frlookup_control_convergence/verdict.json   firstrecall-lookup: main against its control, 4000 steps
   no_norm/verdict.json          the architecture change that lets a high norm pay off
   text_phase/results.csv        natural text, T = 16..1024 at 12.3 M tokens per run
   text_long/results.csv         natural text, T = 256..1024 at 123 M tokens per run
@@ -49,13 +50,18 @@ def is_high_norm(ratio, cos):
     return ratio >= HIGH_NORM_RATIO and cos >= HIGH_NORM_COS
 
 # Experiments whose verdict.json tests claims (main against control; in a search, the main variant's
-# emerged counts stand in), and the variant with BOS.
+# emerged counts stand in), the variant with BOS (None: the study has none) and the config that makes it.
 EXPERIMENTS = [
-    ("p0sink", "firstrecall, T = 16, 4000 steps", ("identification", "high_norm", "sink"), "bos"),
-    ("no_norm", "firstrecall without norm layers (y = g x)", ("high_norm", "sink"), "none-bos"),
-    ("text_controls", "natural text, T = 256, 12.3 M tokens", ("high_norm", "sink"), "bos"),
-    ("backcopy_nobos", "Guo et al.'s Bigram-Backcopy, 3 layers, NoPE", ("high_norm", "sink"), "bos"),
-    ("backcopy_long", "Guo et al.'s Bigram-Backcopy, 3 layers, NoPE, 4000 steps", ("high_norm", "sink"), "bos"),
+    ("p0sink", "firstrecall, T = 16, 4000 steps", ("identification", "high_norm", "sink"), "bos",
+     "configs/p0sink.toml"),
+    ("frlookup_control_convergence", "firstrecall-lookup, T = 32, 4000 steps", ("identification", "high_norm", "sink"),
+     None, "configs/search/frlookup_control_convergence.toml"),
+    ("no_norm", "firstrecall without norm layers (y = g x)", ("high_norm", "sink"), "none-bos", "configs/no_norm.toml"),
+    ("text_controls", "natural text, T = 256, 12.3 M tokens", ("high_norm", "sink"), "bos", "configs/text_controls.toml"),
+    ("backcopy_nobos", "Guo et al.'s Bigram-Backcopy, 3 layers, NoPE", ("high_norm", "sink"), "bos",
+     "configs/backcopy_nobos.toml"),
+    ("backcopy_long", "Guo et al.'s Bigram-Backcopy, 3 layers, NoPE, 4000 steps", ("high_norm", "sink"), "bos",
+     "configs/backcopy_long.toml"),
 ]
 CLAIMS = {
     "identification": "the causal mask alone lets a model find position 0",
@@ -141,7 +147,7 @@ def bos_control(verdict, bos_variant, label, results):
     it has none), and a note saying so: the positive control of the sink claim at its budget."""
     counted = bos_sinks(verdict, bos_variant, results)
     if counted is None:
-        return None, f"{label} does not exist"
+        return None, f"{label} does not exist" if bos_variant else "the study has no BOS variant"
     k, n, how = counted
     return k > n / 2, f"{label} sank in {k}/{n} runs" + (f" ({how})" if results else "")
 
@@ -339,7 +345,7 @@ def main(argv):
 
     evidence = {c: [] for c in CLAIMS}
     missing, engines = [], set()
-    for study, setting, claims, bos_variant in EXPERIMENTS:
+    for study, setting, claims, bos_variant, _config in EXPERIMENTS:
         if not path(study, "verdict.json"):
             missing.append(f"{study}/verdict.json")
             continue

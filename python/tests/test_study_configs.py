@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 
 SOURCE = Path(os.environ["P0SIM_SOURCE_DIR"])
+sys.path.insert(0, str(SOURCE / "scripts"))
+import verdict_summary  # noqa: E402  the studies the cross-study verdict reads, and their configs
 CONFIGS = sorted((SOURCE / "configs").rglob("*.toml"))
 # the length of a run: every line that sets one of these keys, in any table, gets the short value
 SHORT = {"steps": 2, "batch": 2, "probe-batch": 4, "seeds": 2, "trials": 20, "sequences": 4, "models": 2}
@@ -165,8 +167,9 @@ def test_each_config_runs_cut_short(config, cut_short):
 def test_the_cross_study_verdict_reads_every_study_produced_by_its_own_command(cut_short, p0sim_binary, tmp_path):
     """docs/search's layout, each study made by its committed command cut short, then verdict_summary.py."""
     docs = tmp_path / "docs"
-    for study in ("p0sink", "no_norm", "text_controls", "backcopy_nobos", "backcopy_long", "text_long"):
-        _, out = cut_short(SOURCE / "configs" / f"{study}.toml")
+    experiments = [(study, config) for study, _, _, _, config in verdict_summary.EXPERIMENTS]
+    for study, config in experiments + [("text_long", "configs/text_long.toml")]:
+        _, out = cut_short(SOURCE / config)
         (docs / study).mkdir(parents=True)
         for name in ("verdict.json", "results.csv"):
             (docs / study / name).write_bytes((out / name).read_bytes())
@@ -187,9 +190,8 @@ def test_the_cross_study_verdict_reads_every_study_produced_by_its_own_command(c
     summary = json.load(open(docs / "verdict.json"))
     assert summary["missing"] == []
     studies = {c["claim"]: {e["study"] for e in c["evidence"]} for c in summary["claims"]}
-    assert studies["identification"] == {"p0sink"}
-    assert {"p0sink", "no_norm", "text_controls", "backcopy_nobos", "backcopy_long", "text_phase",
-            "text_long"} <= studies["high_norm"]
+    assert studies["identification"] == {"p0sink", "frlookup_control_convergence"}
+    assert {study for study, _ in experiments} | {"text_phase", "text_long"} <= studies["high_norm"]
     assert "guo_backcopy" in studies["sink"] and "guo_backcopy" in studies["bos_sink"]
     for claim in summary["claims"]:
         assert claim["status"], claim["claim"]
