@@ -779,9 +779,40 @@ def test_experiment_curves_average_the_finished_seeds_up_to_the_shortest_and_dra
     gp = (out / "curves.gp").read_text()
     assert "0.658 with lines" in gp and "0.369 with lines" in gp
     assert (out / "curves.png").stat().st_size > 0
+    assert not (out / "matched.md").exists()  # no experiment.toml naming a main and a control
     bad = subprocess.run([sys.executable, str(SCRIPTS / "experiment_curves.py"), str(exp), str(out), "--variants",
                           "main,bos"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--variants: 'bos' is not a variant" in bad.stderr
     bad = subprocess.run([sys.executable, str(SCRIPTS / "experiment_curves.py"), str(tmp_path), str(out)],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "has no runs/ directory" in bad.stderr
+
+
+def test_experiment_curves_compare_main_with_the_control_at_the_control_s_final_loss(tmp_path):
+    exp = tmp_path / "exp"
+    (exp).mkdir()
+    (exp / "experiment.toml").write_text('steps = 300\n[experiment]\nmain = "main"\ncontrol = "control"\n')
+    # the control ends at losses 3.0 and 3.2: the target is their mean, 3.1
+    write_experiment_run(exp, "control", 0, {0: [(0.0, 0.0, 4.0, 0.0, 1.0)], 300: [(0.2, 0.1, 3.0, 0.0, 1.0)]})
+    write_experiment_run(exp, "control", 1, {0: [(0.0, 0.0, 4.0, 0.0, 1.0)], 300: [(0.4, 0.3, 3.2, 0.0, 1.2)]})
+    # main seed 0 first reaches it at step 100, seed 1 at step 200 (exactly 3.1 counts), seed 2 never
+    # (read at its last probe); the rows after the match must not count
+    write_experiment_run(exp, "main", 0, {0: [(0.0, 0.0, 4.0, 0.0, 1.0)], 100: [(0.5, 0.4, 3.05, 0.0, 1.5)],
+                                          200: [(0.9, 0.9, 2.0, 0.0, 3.0)], 300: [(0.9, 0.9, 2.0, 0.0, 3.0)]})
+    write_experiment_run(exp, "main", 1, {0: [(0.0, 0.0, 4.0, 0.0, 1.0)], 100: [(0.1, 0.1, 3.5, 0.0, 1.0)],
+                                          200: [(0.7, 0.6, 3.1, 0.0, 1.7)], 300: [(1.0, 1.0, 2.5, 0.0, 3.0)]})
+    write_experiment_run(exp, "main", 2, {0: [(0.0, 0.0, 4.0, 0.0, 1.0)], 100: [(0.1, 0.1, 3.8, 0.0, 1.0)],
+                                          200: [(0.2, 0.1, 3.6, 0.0, 1.0)], 300: [(0.3, 0.2, 3.5, 0.0, 1.8)]})
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "experiment_curves.py"), str(exp), str(out)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    matched = (out / "matched.md").read_text()
+    assert "final loss, 3.1000 nats (the mean over its 2 seeds): steps 100–300 (of 300)" in matched
+    rows = {line.split(" | ")[0].lstrip("| "): line.split(" | ") for line in matched.splitlines() if line.startswith("| ")}
+    # accuracy: main at the match 0.5, 0.7, 0.3 (mean 0.5), at its end 0.9, 1.0, 0.3; control 0.2, 0.4 (0.3)
+    accuracy = rows["task accuracy (every trigger)"]
+    assert accuracy[1].startswith("0.733 [") and accuracy[2].startswith("0.500 [")
+    assert accuracy[3].startswith("0.300 [") and accuracy[4].startswith("0.200 [")
+    assert rows["largest p0_norm_ratio over layers"][2].startswith("1.667 [")  # 1.5, 1.7, 1.8
+    assert float(accuracy[5]) > 0
