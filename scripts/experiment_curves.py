@@ -156,11 +156,13 @@ def main(argv):
           "set terminal pngcairo size 1500,900 font ',10' noenhanced", "set output 'curves.png'",
           "set multiplot layout 2,3", "set key top left font ',8'", "set xlabel 'step'",
           "set style fill transparent solid 0.2 noborder"]
+    # a quantity the task does not define (first-trigger accuracy on text) gets no panel
+    drawn = [q for q in QUANTITIES if any(data[v][q[0]][0] for v in data)]
     for i, v in enumerate(data):
-        for key, _, _ in QUANTITIES:
+        for key, _, _ in drawn:
             steps, _, mean, lo, hi = data[v][key]
             gp.append(datablock(f"d{i}_{key}", [steps, mean, lo, hi]))
-    for key, title, _ in QUANTITIES:
+    for key, title, _ in drawn:
         # the legend on the accuracy panels, which also name the chance level
         gp.append(f"set title '{title}'")
         gp.append("set key bottom right font ',8'" if key in CHANCE else "unset key")

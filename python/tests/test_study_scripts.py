@@ -732,6 +732,9 @@ def test_the_guo_replication_keeps_each_finished_run_in_the_docs_and_replaces_on
     assert (docs / "runs" / "adam_L3" / "seed-1" / "trace.csv").read_text().endswith(extension)
 
 
+NAN = float("nan")
+
+
 def write_experiment_run(root, variant, seed, probes, finished=True):
     """probes: {step: [(accuracy, first_accuracy, loss, sink_rate, p0_norm_ratio) per layer]}."""
     run = root / "runs" / variant / f"seed-{seed}"
@@ -790,19 +793,20 @@ def test_experiment_curves_average_the_finished_seeds_up_to_the_shortest_and_dra
 
 def test_experiment_curves_compare_main_with_the_control_at_the_control_s_final_loss(tmp_path):
     exp = tmp_path / "exp"
-    (exp).mkdir()
+    exp.mkdir()
     (exp / "experiment.toml").write_text('steps = 300\n[experiment]\nmain = "main"\ncontrol = "control"\n')
+    # the first-trigger accuracy is undefined (NaN), as on the text task: no panel, no row
     # the control ends at losses 3.0 and 3.2: the target is their mean, 3.1
-    write_experiment_run(exp, "control", 0, {0: [(0.0, 0.0, 4.0, 0.0, 1.0)], 300: [(0.2, 0.1, 3.0, 0.0, 1.0)]})
-    write_experiment_run(exp, "control", 1, {0: [(0.0, 0.0, 4.0, 0.0, 1.0)], 300: [(0.4, 0.3, 3.2, 0.0, 1.2)]})
+    write_experiment_run(exp, "control", 0, {0: [(0.0, NAN, 4.0, 0.0, 1.0)], 300: [(0.2, NAN, 3.0, 0.0, 1.0)]})
+    write_experiment_run(exp, "control", 1, {0: [(0.0, NAN, 4.0, 0.0, 1.0)], 300: [(0.4, NAN, 3.2, 0.0, 1.2)]})
     # main seed 0 first reaches it at step 100, seed 1 at step 200 (exactly 3.1 counts), seed 2 never
     # (read at its last probe); the rows after the match must not count
-    write_experiment_run(exp, "main", 0, {0: [(0.0, 0.0, 4.0, 0.0, 1.0)], 100: [(0.5, 0.4, 3.05, 0.0, 1.5)],
-                                          200: [(0.9, 0.9, 2.0, 0.0, 3.0)], 300: [(0.9, 0.9, 2.0, 0.0, 3.0)]})
-    write_experiment_run(exp, "main", 1, {0: [(0.0, 0.0, 4.0, 0.0, 1.0)], 100: [(0.1, 0.1, 3.5, 0.0, 1.0)],
-                                          200: [(0.7, 0.6, 3.1, 0.0, 1.7)], 300: [(1.0, 1.0, 2.5, 0.0, 3.0)]})
-    write_experiment_run(exp, "main", 2, {0: [(0.0, 0.0, 4.0, 0.0, 1.0)], 100: [(0.1, 0.1, 3.8, 0.0, 1.0)],
-                                          200: [(0.2, 0.1, 3.6, 0.0, 1.0)], 300: [(0.3, 0.2, 3.5, 0.0, 1.8)]})
+    write_experiment_run(exp, "main", 0, {0: [(0.0, NAN, 4.0, 0.0, 1.0)], 100: [(0.5, NAN, 3.05, 0.0, 1.5)],
+                                          200: [(0.9, NAN, 2.0, 0.0, 3.0)], 300: [(0.9, NAN, 2.0, 0.0, 3.0)]})
+    write_experiment_run(exp, "main", 1, {0: [(0.0, NAN, 4.0, 0.0, 1.0)], 100: [(0.1, NAN, 3.5, 0.0, 1.0)],
+                                          200: [(0.7, NAN, 3.1, 0.0, 1.7)], 300: [(1.0, NAN, 2.5, 0.0, 3.0)]})
+    write_experiment_run(exp, "main", 2, {0: [(0.0, NAN, 4.0, 0.0, 1.0)], 100: [(0.1, NAN, 3.8, 0.0, 1.0)],
+                                          200: [(0.2, NAN, 3.6, 0.0, 1.0)], 300: [(0.3, NAN, 3.5, 0.0, 1.8)]})
     out = tmp_path / "out"
     proc = subprocess.run([sys.executable, str(SCRIPTS / "experiment_curves.py"), str(exp), str(out)],
                           capture_output=True, text=True)
@@ -816,3 +820,4 @@ def test_experiment_curves_compare_main_with_the_control_at_the_control_s_final_
     assert accuracy[3].startswith("0.300 [") and accuracy[4].startswith("0.200 [")
     assert rows["largest p0_norm_ratio over layers"][2].startswith("1.667 [")  # 1.5, 1.7, 1.8
     assert float(accuracy[5]) > 0
+    assert "first trigger" not in matched and "first_accuracy" not in (out / "curves.gp").read_text()
