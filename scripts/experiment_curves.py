@@ -13,10 +13,11 @@ out, each named on stderr.
 
 When the experiment names a main variant and a control (experiment.toml's [experiment]) and both
 are drawn, also OUT_DIR/matched.md: main against the control at the same probe loss, for a control
-that learns less. Each main run is read at its first probe whose loss is at most the control's
-final loss (the mean over its seeds) and compared with the control's last probe: mean [95%
-bootstrap percentile interval] per side, the difference of means with its bootstrap interval,
-Cohen's d and the two-sided permutation p (exact up to 200 000 splits).
+that learns less. Each main run is read where its probe loss first reaches the control's final loss
+(the mean over its seeds), linear in the loss between the two probes around that point, and
+compared with the control's last probe: mean [95% bootstrap percentile interval] per side, the
+difference of means with its bootstrap interval, Cohen's d and the two-sided permutation p (exact
+up to 200 000 splits).
 """
 import csv
 import json
@@ -79,11 +80,20 @@ def curves(runs):
                     [min(c) for _, c in kept], [max(c) for _, c in kept])
     return out
 
-def at_loss(trace, target):
-    """(step, rows) of the first probe whose loss is at most target; the last probe if none is."""
+def at_loss(trace, value, target):
+    """(value where the run's probe loss first reaches target, the step of the first probe at or below
+    it): linear in the loss between that probe and the one before; the first probe's value if it is
+    already there, the last probe's (and step None) if no probe reaches it."""
     steps = sorted(trace)
-    step = next((s for s in steps if trace[s][0]["loss"] <= target), steps[-1])
-    return step, trace[step]
+    k = next((i for i, s in enumerate(steps) if trace[s][0]["loss"] <= target), None)
+    if k is None:
+        return value(trace[steps[-1]]), None
+    now = trace[steps[k]]
+    if k == 0:
+        return value(now), steps[0]
+    before = trace[steps[k - 1]]
+    w = (before[0]["loss"] - target) / (before[0]["loss"] - now[0]["loss"])
+    return value(before) + w * (value(now) - value(before)), steps[k]
 
 
 def matched_markdown(main, control, main_runs, control_runs):
@@ -91,22 +101,26 @@ def matched_markdown(main, control, main_runs, control_runs):
     main_traces = [probes(r) for r in main_runs]
     control_last = [t[max(t)] for t in (probes(r) for r in control_runs)]
     target = sum(rows[0]["loss"] for rows in control_last) / len(control_last)
-    matched = [at_loss(t, target) for t in main_traces]
-    steps = [s for s, _ in matched]
+    steps = [at_loss(t, lambda rows: 0.0, target)[1] for t in main_traces]
+    reached = [s for s in steps if s is not None]
+    where = f"first probe at or below it at steps {min(reached)}–{max(reached)}" if reached else "none"
+    missed = len(steps) - len(reached)
     lines = [f"# {main} against {control} at the same probe loss",
              "",
-             f"Each {main} run at its first probe whose loss is at most {control}'s final loss, {target:.4f} "
-             f"nats (the mean over its {len(control_runs)} seeds): steps {min(steps)}–{max(steps)} "
-             f"(of {max(max(t) for t in main_traces)}); {control} at its last probe. Mean [95% bootstrap "
-             "percentile interval] over seeds; difference of means with its bootstrap interval, Cohen's d, "
-             "two-sided permutation p. Written by scripts/experiment_curves.py.",
+             f"Each {main} run where its probe loss first reaches {control}'s final loss, {target:.4f} nats (the "
+             f"mean over its {len(control_runs)} seeds), linear in the loss between the two probes around it "
+             f"({where}, of {max(max(t) for t in main_traces)} steps"
+             + (f"; {missed} run(s) never reach it and are read at their last probe" if missed else "") +
+             f"); {control} at its last probe. Mean [95% bootstrap percentile interval] over seeds; difference "
+             "of means with its bootstrap interval, Cohen's d, two-sided permutation p. Written by "
+             "scripts/experiment_curves.py.",
              "",
              f"| quantity | {main} at its end | {main} at the matched loss | {control} at its end | "
              "difference (matched − control) | d | p |",
              "|---|---|---|---|---|---|---|"]
     for key, title, value in QUANTITIES:
         end = [value(t[max(t)]) for t in main_traces]
-        at = [value(rows) for _, rows in matched]
+        at = [at_loss(t, value, target)[0] for t in main_traces]
         ctl = [value(rows) for rows in control_last]
         if not all(math.isfinite(x) for x in at + ctl):
             continue  # a quantity this task does not define (first-trigger accuracy on text)

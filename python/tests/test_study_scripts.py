@@ -799,8 +799,9 @@ def test_experiment_curves_compare_main_with_the_control_at_the_control_s_final_
     # the control ends at losses 3.0 and 3.2: the target is their mean, 3.1
     write_experiment_run(exp, "control", 0, {0: [(0.0, NAN, 4.0, 0.0, 1.0)], 300: [(0.2, NAN, 3.0, 0.0, 1.0)]})
     write_experiment_run(exp, "control", 1, {0: [(0.0, NAN, 4.0, 0.0, 1.0)], 300: [(0.4, NAN, 3.2, 0.0, 1.2)]})
-    # main seed 0 first reaches it at step 100, seed 1 at step 200 (exactly 3.1 counts), seed 2 never
-    # (read at its last probe); the rows after the match must not count
+    # main seed 0 reaches it between steps 0 (4.0) and 100 (3.05): at 0.9/0.95 of the way; seed 1 at
+    # step 200 (exactly 3.1 counts: all the way from step 100); seed 2 never (read at its last probe);
+    # the rows after the match must not count
     write_experiment_run(exp, "main", 0, {0: [(0.0, NAN, 4.0, 0.0, 1.0)], 100: [(0.5, NAN, 3.05, 0.0, 1.5)],
                                           200: [(0.9, NAN, 2.0, 0.0, 3.0)], 300: [(0.9, NAN, 2.0, 0.0, 3.0)]})
     write_experiment_run(exp, "main", 1, {0: [(0.0, NAN, 4.0, 0.0, 1.0)], 100: [(0.1, NAN, 3.5, 0.0, 1.0)],
@@ -812,12 +813,16 @@ def test_experiment_curves_compare_main_with_the_control_at_the_control_s_final_
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     matched = (out / "matched.md").read_text()
-    assert "final loss, 3.1000 nats (the mean over its 2 seeds): steps 100–300 (of 300)" in matched
+    assert "final loss, 3.1000 nats (the mean over its 2 seeds)" in matched
+    assert "first probe at or below it at steps 100–200, of 300 steps; 1 run(s) never reach it" in matched
     rows = {line.split(" | ")[0].lstrip("| "): line.split(" | ") for line in matched.splitlines() if line.startswith("| ")}
-    # accuracy: main at the match 0.5, 0.7, 0.3 (mean 0.5), at its end 0.9, 1.0, 0.3; control 0.2, 0.4 (0.3)
+    # accuracy: main at the match 0.5 * 0.9/0.95, 0.7, 0.3 (mean 0.4912), at its end 0.9, 1.0, 0.3;
+    # control 0.2, 0.4 (0.3)
     accuracy = rows["task accuracy (every trigger)"]
-    assert accuracy[1].startswith("0.733 [") and accuracy[2].startswith("0.500 [")
-    assert accuracy[3].startswith("0.300 [") and accuracy[4].startswith("0.200 [")
-    assert rows["largest p0_norm_ratio over layers"][2].startswith("1.667 [")  # 1.5, 1.7, 1.8
+    assert accuracy[1].startswith("0.733 [") and accuracy[2].startswith("0.491 [")
+    assert accuracy[3].startswith("0.300 [") and accuracy[4].startswith("0.191 [")
+    # 1 + 0.5 * 0.9/0.95, 1.7, 1.8
+    assert rows["largest p0_norm_ratio over layers"][2].startswith("1.658 [")
+    assert rows["probe loss (nats)"][2].startswith("3.233 [")  # 3.1, 3.1 and seed 2's last, 3.5
     assert float(accuracy[5]) > 0
     assert "first trigger" not in matched and "first_accuracy" not in (out / "curves.gp").read_text()
