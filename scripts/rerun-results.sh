@@ -2,11 +2,11 @@
 # Re-runs every committed result (README tables, docs/search/**) with this build's engine version,
 # as a change to the arithmetic requires: the headline experiment, the firstrecall-lookup sink
 # controls (and their main and control at 4000 steps), search stages A-H, the warm starts, the
-# no-norm model, and the text task's phase diagram and controls, Bigram-Backcopy without BOS.
-# Resumable: run it again after a stop and finished experiments are kept (experiment and sweep
-# --resume). Takes about twelve hours on two cores (the phase diagram about 2.5 of them, the text
-# controls about 1.2, backcopy_nobos about 4.5): split it over sessions by NAMES, or just run it
-# again.
+# no-norm model, and the text task's phase diagram and controls (the prefix-bidirectional one too),
+# Bigram-Backcopy without BOS. Resumable: run it again after a stop and finished experiments are
+# kept (experiment and sweep --resume). Takes about fourteen hours on two cores (the phase diagram
+# about 2.5 of them, the text controls about 1.2, the text prefix-bidirectional control about 1.6,
+# backcopy_nobos about 4.5): split it over sessions by NAMES, or just run it again.
 #   bash scripts/rerun-results.sh [OUT] [NAMES]     (default OUT out/rerun; NAMES e.g. "p0sink stage_a")
 #   P0SIM_BIN=path/to/p0sim to use another binary than build/p0sim.
 # Then: python3 scripts/compare_results.py OUT compares the verdicts with the committed ones, and
@@ -37,9 +37,10 @@ declare -A config=(
   [sgd_from_scratch]=configs/sgd_from_scratch.toml
   [no_norm]=configs/no_norm.toml
   [text_controls]=configs/text_controls.toml
+  [text_prefix_control]=configs/text_prefix_control.toml
   [backcopy_nobos]=configs/backcopy_nobos.toml
 )
-names="${2:-p0sink frlookup_controls frlookup_control_convergence stage_a stage_b stage_c stage_d stage_e stage_f stage_h stage_g warm_start warm_start_optimizers sgd_from_scratch no_norm text_phase text_controls backcopy_nobos}"
+names="${2:-p0sink frlookup_controls frlookup_control_convergence stage_a stage_b stage_c stage_d stage_e stage_f stage_h stage_g warm_start warm_start_optimizers sgd_from_scratch no_norm text_phase text_controls text_prefix_control backcopy_nobos}"
 mkdir -p "$out/tables"
 "$bin" --version > "$out/version.txt"
 
@@ -69,10 +70,13 @@ experiment() {  # name
   case "$name" in
     p0sink | frlookup_* | sgd_from_scratch | no_norm)
       python3 scripts/experiment_curves.py "$dir" "docs/search/$name" >> "$dir.log" 2>&1 ;;
+    text_prefix_control)  # its curves.png is text_phase.py's; matched.md beside these
+      python3 scripts/experiment_curves.py "$dir" "docs/search/$name/experiment" >> "$dir.log" 2>&1 ;;
   esac
   case "$name" in
     stage_*) python3 scripts/search_table.py "$dir/results.csv" > "$out/tables/$name.md" ;;
-    text_controls) python3 scripts/text_phase.py "docs/search/$name" "$dir/runs" > "$out/tables/$name.md" ;;
+    text_controls | text_prefix_control)
+      python3 scripts/text_phase.py "docs/search/$name" "$dir/runs" > "$out/tables/$name.md" ;;
   esac
   echo "$(date -u +%H:%M:%S) $name done"
 }

@@ -13,6 +13,7 @@ out (listed under "missing"):
   text_phase/results.csv        natural text, T = 16..1024 at 12.3 M tokens per run
   text_long/results.csv         natural text, T = 256..1024 at 123 M tokens per run
   text_controls/verdict.json    natural text at T = 256: BOS, document starts, RoPE, sigmoid
+  text_prefix_control/verdict.json   natural text at T = 16: main against the prefix-bidirectional control
   backcopy_nobos/verdict.json   Bigram-Backcopy without BOS and positions, and its controls
   backcopy_long/verdict.json    the same, main and bos trained 4 times longer (4000 steps)
   guo_backcopy/effects.json     Guo et al.'s Bigram-Backcopy replication, with and without BOS
@@ -58,6 +59,8 @@ EXPERIMENTS = [
      None, "configs/search/frlookup_control_convergence.toml"),
     ("no_norm", "firstrecall without norm layers (y = g x)", ("high_norm", "sink"), "none-bos", "configs/no_norm.toml"),
     ("text_controls", "natural text, T = 256, 12.3 M tokens", ("high_norm", "sink"), "bos", "configs/text_controls.toml"),
+    ("text_prefix_control", "natural text, T = 16, 12.3 M tokens, against prefix-bidirectional", ("high_norm",), None,
+     "configs/text_prefix_control.toml"),
     ("backcopy_nobos", "Guo et al.'s Bigram-Backcopy, 3 layers, NoPE", ("high_norm", "sink"), "bos",
      "configs/backcopy_nobos.toml"),
     ("backcopy_long", "Guo et al.'s Bigram-Backcopy, 3 layers, NoPE, 4000 steps", ("high_norm", "sink"), "bos",
