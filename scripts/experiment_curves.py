@@ -67,9 +67,8 @@ def variant_runs(experiment, variant):
     return finished
 
 
-def curves(runs):
-    """{quantity: (steps, seeds, mean, lo, hi)} over the runs, up to the shortest run's last probe."""
-    traces = [probes(r) for r in runs]
+def curves(traces):
+    """{quantity: (steps, seeds, mean, lo, hi)} over the runs' probes, up to the shortest run's last probe."""
     steps = sorted(set.intersection(*(set(t) for t in traces)))
     out = {}
     for key, _, value in QUANTITIES:
@@ -80,35 +79,39 @@ def curves(runs):
                     [min(c) for _, c in kept], [max(c) for _, c in kept])
     return out
 
-def at_loss(trace, value, target):
-    """(value where the run's probe loss first reaches target, the step of the first probe at or below
-    it): linear in the loss between that probe and the one before; the first probe's value if it is
-    already there, the last probe's (and step None) if no probe reaches it."""
+def at_loss(trace, target):
+    """Where the run's probe loss first reaches target: (rows of the probe before, rows of the first
+    probe at or below it, weight of the latter, its step), linear in the loss between the two; the
+    first probe alone if it is already there, the last probe (step None) if no probe reaches it."""
     steps = sorted(trace)
     k = next((i for i, s in enumerate(steps) if trace[s][0]["loss"] <= target), None)
     if k is None:
-        return value(trace[steps[-1]]), None
+        return trace[steps[-1]], trace[steps[-1]], 1.0, None
     now = trace[steps[k]]
     if k == 0:
-        return value(now), steps[0]
+        return now, now, 1.0, steps[0]
     before = trace[steps[k - 1]]
-    w = (before[0]["loss"] - target) / (before[0]["loss"] - now[0]["loss"])
-    return value(before) + w * (value(now) - value(before)), steps[k]
+    return before, now, (before[0]["loss"] - target) / (before[0]["loss"] - now[0]["loss"]), steps[k]
 
 
-def matched_markdown(main, control, main_runs, control_runs):
+def interpolate(point, value):
+    before, now, w, _ = point
+    return value(before) + w * (value(now) - value(before))
+
+
+def matched_markdown(main, control, main_traces, control_traces):
     """matched.md's text: main at the control's final probe loss against the control at its end."""
-    main_traces = [probes(r) for r in main_runs]
-    control_last = [t[max(t)] for t in (probes(r) for r in control_runs)]
+    control_last = [t[max(t)] for t in control_traces]
     target = sum(rows[0]["loss"] for rows in control_last) / len(control_last)
-    steps = [at_loss(t, lambda rows: 0.0, target)[1] for t in main_traces]
+    points = [at_loss(t, target) for t in main_traces]
+    steps = [point[3] for point in points]
     reached = [s for s in steps if s is not None]
     where = f"first probe at or below it at steps {min(reached)}–{max(reached)}" if reached else "none"
     missed = len(steps) - len(reached)
     lines = [f"# {main} against {control} at the same probe loss",
              "",
              f"Each {main} run where its probe loss first reaches {control}'s final loss, {target:.4f} nats (the "
-             f"mean over its {len(control_runs)} seeds), linear in the loss between the two probes around it "
+             f"mean over its {len(control_traces)} seeds), linear in the loss between the two probes around it "
              f"({where}, of {max(max(t) for t in main_traces)} steps"
              + (f"; {missed} run(s) never reach it and are read at their last probe" if missed else "") +
              f"); {control} at its last probe. Mean [95% bootstrap percentile interval] over seeds; difference "
@@ -120,7 +123,7 @@ def matched_markdown(main, control, main_runs, control_runs):
              "|---|---|---|---|---|---|---|"]
     for key, title, value in QUANTITIES:
         end = [value(t[max(t)]) for t in main_traces]
-        at = [at_loss(t, value, target)[0] for t in main_traces]
+        at = [interpolate(point, value) for point in points]
         ctl = [value(rows) for rows in control_last]
         if not all(math.isfinite(x) for x in at + ctl):
             continue  # a quantity this task does not define (first-trigger accuracy on text)
@@ -144,11 +147,12 @@ def main(argv):
     for v in variants:
         if v not in present:
             parser.error(f"--variants: '{v}' is not a variant of {args.EXPERIMENT_DIR} (it has {', '.join(present)})")
-    data = {}
+    data, traces = {}, {}
     for v in variants:
         runs = variant_runs(args.EXPERIMENT_DIR, v)
         if runs:
-            data[v] = curves(runs)
+            traces[v] = [probes(r) for r in runs]
+            data[v] = curves(traces[v])
     if not data:
         parser.error(f"EXPERIMENT_DIR: '{args.EXPERIMENT_DIR}' has no finished run of {', '.join(variants)}")
     chance = {}
@@ -202,8 +206,7 @@ def main(argv):
         main_variant, control = experiment.get("main", ""), experiment.get("control", "")
         if main_variant in data and control in data:
             with open(os.path.join(args.OUT_DIR, "matched.md"), "w") as f:
-                f.write(matched_markdown(main_variant, control, variant_runs(args.EXPERIMENT_DIR, main_variant),
-                                         variant_runs(args.EXPERIMENT_DIR, control)))
+                f.write(matched_markdown(main_variant, control, traces[main_variant], traces[control]))
             written += " and matched.md"
     print(f"wrote {written} in {args.OUT_DIR}")
     return 0
