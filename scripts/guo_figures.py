@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Guo et al.'s three Bigram-Backcopy curves for p0sim runs, next to the numbers of their figures.
 
-  python3 scripts/guo_figures.py OUT_DIR NAME=RUN_DIR[,RUN_DIR...] [NAME=...]
+  python3 scripts/guo_figures.py OUT_DIR NAME=RUN_DIR[@STEP][,RUN_DIR[@STEP]...] [NAME=...]
 
 Each NAME is an arm; its RUN_DIRs are its seeds (a directory of seed-<i>/ runs, such as an
-experiment's runs/<variant>/, stands for all of them). For each run (a `p0sim train` directory with
+experiment's runs/<variant>/, stands for all of them). RUN_DIR@STEP reads the runs up to their probe at
+STEP, as if they had stopped there: a longer study's runs, continued from a shorter one's with a constant
+learning rate, stand for the shorter one's. For each run (a `p0sim train` directory with
 probes), over training, at head 0 of the last layer
 (the layer where the dormant head forms, in 1 and 3 layers alike):
   attention to position 0 from the non-trigger queries (heads.csv attn_to_0_rest: the dormant head),
@@ -46,10 +48,13 @@ def up_to_runs(steps, values, last_step):
     so their curve spans ours without stretching a short study's axis to their 10 000 steps."""
     n = next((i + 1 for i, s in enumerate(steps) if s >= last_step), len(steps))
     return steps[:n], values[:n]
-def load(run_dir):
-    trace = read_csv(os.path.join(run_dir, "trace.csv"))
+def load(run_dir, until=None):
+    """One run's probes (those up to step `until`, where given)."""
+    def kept(rows):
+        return [r for r in rows if until is None or int(r["step"]) <= until]
+    trace = kept(read_csv(os.path.join(run_dir, "trace.csv")))
     last = str(max(int(r["layer"]) for r in trace))
-    all_heads = [r for r in read_csv(os.path.join(run_dir, "heads.csv")) if r["head"] == "0"]
+    all_heads = [r for r in kept(read_csv(os.path.join(run_dir, "heads.csv"))) if r["head"] == "0"]
     heads = [r for r in all_heads if r["layer"] == last]
     # per layer, attention to position 0 from the non-trigger queries: with BOS and no positions the
     # dormant head can form in layer 0 (BOS is told apart there by its token alone)
@@ -162,12 +167,19 @@ EFFECTS = [
      "Adam above SGD: interval above 0"),
     ("ReLU attention removes the sink (1 layer)", "attention to BOS 0.000 by step 100", "relu_L1", "adam_L1",
      ("attention to BOS from non-triggers", lambda r: r["attn"]), "ReLU below softmax: interval below 0"),
-    # each at the depth Guo et al. do not show (scripts/guo_replication.sh's sgd_L1 and relu_L3 arms)
+    # each change at the other depth (scripts/guo_replication.sh's sgd_L1 and relu_L3 arms; docs/search/guo_depth)
     ("residual peak needs Adam (1 layer, after block 0)", "(shown at 3 layers)", "adam_L1", "sgd_L1",
      H_BOS_AFTER_BLOCK_0, "Adam above SGD: interval above 0"),
-    ("ReLU attention removes the sink (3 layers, largest over layers)", "(shown at 1 layer)", "relu_L3", "adam_L3",
-     ("attention to BOS from non-triggers, largest over layers", lambda r: r["attn_max"]),
+    # added after the first seed: with Adam every position's norm grows in one layer (BOS's less than the
+    # rest's), so an Adam-above-SGD norm is no peak unless BOS also stands out from the rest
+    ("residual peak relative to the rest (1 layer)", "(shown at 3 layers)", "adam_L1", "sgd_L1",
+     ("|h_BOS| / median |h_t|", lambda r: r["max_ratio"]), "Adam above SGD: interval above 0"),
+    ("ReLU attention removes the sink (3 layers, largest over layers)", "(shown at 1 layer, lr 3e-3)", "relu_L3",
+     "adam_L3", ("attention to BOS from non-triggers, largest over layers", lambda r: r["attn_max"]),
      "ReLU below softmax: interval below 0"),
+    ("ReLU attention removes the residual peak (3 layers, after block 0)",
+     "|h_BOS| ReLU 23.4 -> 24.5, Adam 24 -> 141 (steps 0, 10k; lr 3e-4 both)", "relu_L3", "adam_L3",
+     H_BOS_AFTER_BLOCK_0, "ReLU below softmax: interval below 0"),
     ("without BOS and positions, position 0 takes BOS's role (3 layers)", "(the seed paper's claim; not Guo et al.'s)",
      "nope_L3_nobos", "adam_L3", ("attention to position 0 from non-triggers", lambda r: r["attn"]),
      TAKES_ROLE),
@@ -285,19 +297,29 @@ def fmt(x, digits=3):
 def main(argv):
     parser = Parser(__doc__)
     parser.add_argument("OUT_DIR", help="where curves.gp/png, table.md and effects.md/json go (created)")
-    parser.add_argument("ARM", nargs="+", type=arm, help="NAME=RUN_DIR[,RUN_DIR...]: an arm and its seeds' runs")
+    parser.add_argument("ARM", nargs="+", type=arm, help="NAME=RUN_DIR[@STEP][,RUN_DIR[@STEP]...]: an arm and its seeds' runs (up to STEP)")
     args = parser.parse_args(argv[1:])
     out = args.OUT_DIR
     arms = {}
     for name, dirs in args.ARM:
         arms[name] = []
-        for run_dir in expand(dirs):
-            for f in ("heads.csv", "trace.csv", "summary.json"):
-                if not os.path.isfile(os.path.join(run_dir, f)):
-                    print(f"guo_figures.py: {run_dir} has no {f} (a p0sim train directory with probes is needed)",
-                          file=sys.stderr)
+        for text in dirs:
+            base, at, until = text.rpartition("@") if "@" in text else (text, "", "")
+            if at and not until.isdigit():
+                print(f"guo_figures.py: {text}: '@{until}' is not @STEP, a step number", file=sys.stderr)
+                return 2
+            for run_dir in expand([base]):
+                for f in ("heads.csv", "trace.csv", "summary.json"):
+                    if not os.path.isfile(os.path.join(run_dir, f)):
+                        print(f"guo_figures.py: {run_dir} has no {f} (a p0sim train directory with probes is needed)",
+                              file=sys.stderr)
+                        return 2
+                run = load(run_dir, int(until) if at else None)
+                if at and run["step"][-1] != int(until):
+                    print(f"guo_figures.py: {run_dir} has no probe at step {until} (its probes reach "
+                          f"{run['step'][-1]})", file=sys.stderr)
                     return 2
-            arms[name].append(load(run_dir))
+                arms[name].append(run)
         if not arms[name]:
             print(f"guo_figures.py: arm {name} has no run directory", file=sys.stderr)
             return 2

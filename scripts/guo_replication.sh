@@ -13,6 +13,10 @@
 # have a constant learning rate, so it ends as a run given STEPS from the start): a study can
 # lengthen in stages, e.g. docs/search/guo_long, the 3-layer pair:
 #   ARMS="adam_L3 sgd_L3" STEPS=4000 bash scripts/guo_replication.sh out/guo_long docs/search/guo_long
+# REFERENCE="NAME=DIR[@STEP] ..." draws and tests arms kept by another study beside this one's (up to
+# STEP: a longer study's runs stand for the shorter one's they continue), without running or keeping them:
+#   ARMS="adam_L1 sgd_L1 relu_L3" REFERENCE="adam_L3=docs/search/guo_long/runs/adam_L3@1500" \
+#     bash scripts/guo_replication.sh out/guo docs/search/guo_depth
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-out/guo}"
@@ -26,14 +30,15 @@ declare -A arms=(
   [relu_L1]="--batch 16 --attn relu --lr 3e-3"
   [adam_L3]="--layers 3 --batch 16"
   [sgd_L3]="--layers 3 --batch 16 --optimizer sgd --lr 0.03 --momentum 0.9"
-  # each optimiser and attention change at the other depth too (Guo et al. show SGD at 3 layers,
-  # ReLU attention at 1)
+  # each optimiser and attention change at the other depth too: SGD in 1 layer (Guo et al. show it in
+  # 3), ReLU attention in 3 layers at adam_L3's learning rate and steps (their 3-layer ReLU residual is
+  # a run at 3e-4, whose attention they do not show; their 1-layer ReLU runs at 3e-3)
   [sgd_L1]="--batch 16 --optimizer sgd --lr 0.03 --momentum 0.9"
-  [relu_L3]="--layers 3 --batch 16 --attn relu --lr 3e-3"
+  [relu_L3]="--layers 3 --batch 16 --attn relu"
   [nope_L3_nobos]="--layers 3 --batch 16 --bos=false --pos none --seq-len 256"
 )
 declare -A steps=([adam_L1]=1500 [relu_L1]=1000 [adam_L3]=1500 [sgd_L3]=1500 [nope_L3_nobos]=1000 [sgd_L1]=1500
-  [relu_L3]=1000)
+  [relu_L3]=1500)
 order="${ARMS:-adam_L3 sgd_L3 adam_L1 relu_L1 nope_L3_nobos sgd_L1 relu_L3}"
 for name in $order; do
   [ -n "${arms[$name]+set}" ] || { echo "ARMS: no arm '$name' (arms: ${!arms[*]})" >&2; exit 2; }
@@ -80,7 +85,8 @@ if [ "${#args[@]}" -eq 0 ]; then
   echo "guo_replication.sh: no finished run under $out or $docs/runs: no figures drawn" >&2
   exit 1
 fi
-python3 scripts/guo_figures.py "$docs" "${args[@]}"
+read -ra reference <<< "${REFERENCE:-}"
+python3 scripts/guo_figures.py "$docs" "${args[@]}" "${reference[@]}"
 # The same runs step by step, per arm and per seed (scripts/trajectory_table.py): every 250 steps to
 # 1000, then every 500 to the last step of the longest kept run (its train.csv's last row).
 longest=0

@@ -287,8 +287,14 @@ def test_guo_effects_are_tested_over_seeds_and_undecided_at_one_seed(tmp_path):
     assert effects["ReLU attention removes the sink (1 layer)"]["reproduced"] == "yes"
     one_layer_peak = effects["residual peak needs Adam (1 layer, after block 0)"]
     assert abs(one_layer_peak["mean"] - 10.02) < 1e-9 and one_layer_peak["reproduced"] == "yes"
+    # ... yet Adam's BOS ends at 0.7 of the rest against SGD's 0.8: a larger norm, no peak
+    one_layer_relative = effects["residual peak relative to the rest (1 layer)"]
+    assert abs(one_layer_relative["mean"] + 0.1) < 1e-9 and one_layer_relative["reproduced"] == "no"
     relu3 = effects["ReLU attention removes the sink (3 layers, largest over layers)"]
     assert abs(relu3["mean"] + 0.82) < 1e-9 and relu3["p"] == 2 / 252 and relu3["reproduced"] == "yes"
+    # ... while its BOS residual, 200 against softmax's 34..38, is no smaller: no removed peak
+    relu3_peak = effects["ReLU attention removes the residual peak (3 layers, after block 0)"]
+    assert abs(relu3_peak["mean"] - 164) < 1e-9 and relu3_peak["reproduced"] == "no"
     # SGD's residual after block 0 ends at 23..27 from 24: changes -1..3, mean 1, interval across 0
     sgd_peak = effects["SGD removes the residual peak (3 layers, after block 0)"]
     assert sgd_peak["mean"] == 1.0 and sgd_peak["lo"] < 0 < sgd_peak["hi"]
@@ -693,6 +699,35 @@ def test_every_script_answers_help_without_writing_and_refuses_a_bad_argument_in
         assert list(tmp_path.iterdir()) == [], name
 
 
+def test_a_guo_arm_read_up_to_a_step_is_the_same_runs_stopped_there(tmp_path):
+    # 3-layer Adam runs whose dormant head reaches 0.4 at step 50 and 0.8.. at 100; ReLU's stays at 0
+    adam = [write_guo_run(tmp_path / "adam", "", seed, 3, [0.02, 0.4 + 0.01 * seed, 0.8], [5, 9, 3],
+                          [24, 28, 34], [1.0, 1.5, 1.9]) for seed in range(3)]
+    relu = [write_guo_run(tmp_path, "relu_L3", seed, 3, [0.02, 0.0, 0.0], [5, 50, 100], [24, 100, 200],
+                          [1.0, 1.1, 1.2]) for seed in range(3)]
+
+    def figures(out, *arms):
+        return subprocess.run([sys.executable, str(SCRIPTS / "guo_figures.py"), str(tmp_path / out), *arms],
+                              capture_output=True, text=True, timeout=300)
+
+    relu_arm = "relu_L3=" + ",".join(map(str, relu))
+    proc = figures("at50", relu_arm, "adam_L3=" + ",".join(f"{d}@50" for d in adam))
+    assert proc.returncode == 0, proc.stderr
+    effect = {e["effect"]: e for e in json.loads((tmp_path / "at50" / "effects.json").read_text())["effects"]}[
+        "ReLU attention removes the sink (3 layers, largest over layers)"]
+    assert abs(effect["mean"] + 0.41) < 1e-12  # softmax's 0.40..0.42 at step 50, not its 0.8 at 100
+    assert "| adam_L3 | 3 | 3 | softmax | adamw | 0.0003 | 50 |" in (tmp_path / "at50" / "table.md").read_text()
+    # a directory of seed-<i>/ runs takes the step too; a step with no probe, or no step, is refused
+    proc = figures("at100", relu_arm, f"adam_L3={tmp_path / 'adam'}@100")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tmp_path / "at100" / "effects.json").read_text())["arms"] == {"relu_L3": 3, "adam_L3": 3}
+    for bad, says in ((f"{adam[0]}@75", "has no probe at step 75 (its probes reach 50)"),
+                      (f"{adam[0]}@last", "'@last' is not @STEP")):
+        proc = figures("bad", relu_arm, "adam_L3=" + bad)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and says in proc.stderr, proc.stderr
+        assert not (tmp_path / "bad").exists()
+
+
 def test_the_guo_replication_keeps_each_finished_run_in_the_docs_and_replaces_one_only_when_its_probes_differ(
         tmp_path):
     out, docs = tmp_path / "out", tmp_path / "docs"
@@ -730,6 +765,15 @@ def test_the_guo_replication_keeps_each_finished_run_in_the_docs_and_replaces_on
         f.write(extension := "150,0,40,20.0,2.0,2.0,0.9,0.5,0.0,0.05\n")
     assert f"replacing {docs / 'runs' / 'adam_L3' / 'seed-1'}" in replicate()
     assert (docs / "runs" / "adam_L3" / "seed-1" / "trace.csv").read_text().endswith(extension)
+
+    # another study's arm, up to a step, is drawn and tested beside this one's, but neither kept nor tabulated
+    other = write_guo_run(tmp_path / "other", "", 1, 3, [0.02, 0.3, 0.6], [5, 6, 8], [24, 25, 26], [1.0, 1.2, 1.4])
+    env["REFERENCE"] = f"sgd_L3={other}@50"
+    replicate()
+    assert json.loads((docs / "effects.json").read_text())["arms"] == {"adam_L3": 2, "sgd_L3": 1}
+    assert "| sgd_L3 | 1 | 3 | softmax | adamw | 0.0003 | 50 |" in (docs / "table.md").read_text()
+    assert sorted(p.name for p in (docs / "runs").iterdir()) == ["adam_L3"]
+    assert "sgd_L3" not in (docs / "trajectory.md").read_text()
 
 
 NAN = float("nan")
