@@ -14,7 +14,8 @@
 # (and ablations.csv) and scripts, and python3 scripts/verdict_summary.py then rewrites
 # docs/search/verdict.{json,md} and prints the README's cross-study table. The Guo et al.
 # replication (scripts/guo_replication.sh, about 14 core-hours for 5 seeds; its 3-layer pair at 4000
-# steps, docs/search/guo_long, about 10), Bigram-Backcopy at 4000 steps (configs/backcopy_long.toml,
+# steps, docs/search/guo_long, about 10; SGD in 1 layer and ReLU attention in 3, docs/search/guo_depth,
+# about 4, reading guo_long's runs), Bigram-Backcopy at 4000 steps (configs/backcopy_long.toml,
 # about 1.2 core-hours per run) and the long text runs (configs/text_long.toml) are run on their
 # own.
 set -euo pipefail
