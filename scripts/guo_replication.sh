@@ -3,8 +3,9 @@
 # docs/search/guo_backcopy/README.md for each seed, two runs at a time; then each finished run's
 # record into DOCS/runs, and the curves, the table and the effects over every seed kept there into
 # DOCS (scripts/guo_figures.py; step by step in DOCS/trajectory.md). Resumable: a run whose
-# directory holds a summary.json is kept, one with a checkpoint continues from it. About 1.5
-# core-hours per seed on a quiet machine (45 minutes of two cores).
+# directory holds a summary.json is kept, one with a checkpoint continues from it. About 2
+# core-hours per seed on a quiet machine with all seven arms (1.5 for the first five, sgd_L1 and
+# relu_L3 about 0.5 more).
 #   bash scripts/guo_replication.sh [OUT [DOCS]]   (default out/guo: OUT/seed-S/ARM, and
 #                                                    docs/search/guo_backcopy; env P0SIM_BIN,
 #                                                    SEEDS, default "1 2 3 4 5"; ARMS, default all;
